@@ -1,0 +1,147 @@
+"""Cards of Equation Hi-Lo: ids, text forms and the deck.
+
+The ids are public API (observations, stacked decks, logs and the CLI all use them):
+
+| id      | card                                   | text            |
+|---------|----------------------------------------|-----------------|
+| 0..43   | number card, value ``id // 4``, suit ``id % 4`` | ``7G``, ``10S``, ``0B``, ``3K`` |
+| 44..47  | multiply (×)                            | ``x`` (or ``×``) |
+| 48..51  | root (√)                                | ``r`` (or ``√``) |
+
+Suits, strongest first for High ties: Gold (``G``), Silver (``S``), Bronze (``B``),
+Black (``K``, "Dirt" in the classic rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+NUM_VALUES = 11
+NUM_SUITS = 4
+NUM_NUMBER_CARDS = NUM_VALUES * NUM_SUITS  # 44
+FIRST_MULTIPLY = NUM_NUMBER_CARDS  # 44
+FIRST_ROOT = FIRST_MULTIPLY + 4  # 48
+DECK_SIZE = FIRST_ROOT + 4  # 52
+
+GOLD, SILVER, BRONZE, BLACK = range(NUM_SUITS)
+SUIT_LETTERS = "GSBK"
+SUIT_NAMES = ("Gold", "Silver", "Bronze", "Black")
+
+MULTIPLY_TEXT = "x"
+ROOT_TEXT = "r"
+_SPECIAL_ALIASES = {"x": MULTIPLY_TEXT, "×": MULTIPLY_TEXT, "*": MULTIPLY_TEXT,
+                    "r": ROOT_TEXT, "√": ROOT_TEXT}
+
+
+def is_number(card: int) -> bool:
+    """True for a number card (ids 0..43)."""
+    return 0 <= card < NUM_NUMBER_CARDS
+
+
+def is_multiply(card: int) -> bool:
+    """True for a × card (ids 44..47)."""
+    return FIRST_MULTIPLY <= card < FIRST_ROOT
+
+
+def is_root(card: int) -> bool:
+    """True for a √ card (ids 48..51)."""
+    return FIRST_ROOT <= card < DECK_SIZE
+
+
+def value(card: int) -> int:
+    """The value 0..10 of a number card."""
+    if not is_number(card):
+        raise ValueError(f"card {card} is not a number card (ids 0..43)")
+    return card // NUM_SUITS
+
+
+def suit(card: int) -> int:
+    """The suit of a number card: 0 Gold, 1 Silver, 2 Bronze, 3 Black."""
+    if not is_number(card):
+        raise ValueError(f"card {card} is not a number card (ids 0..43)")
+    return card % NUM_SUITS
+
+
+def number_card(value: int, suit: int) -> int:
+    """The id of the number card with this value and suit."""
+    if not 0 <= value < NUM_VALUES or not 0 <= suit < NUM_SUITS:
+        raise ValueError(f"no number card has value {value} and suit {suit}")
+    return value * NUM_SUITS + suit
+
+
+def card_str(card: int) -> str:
+    """Text form of a card id: ``7G``, ``10S``, ``x``, ``r``."""
+    if is_number(card):
+        return f"{card // NUM_SUITS}{SUIT_LETTERS[card % NUM_SUITS]}"
+    if is_multiply(card):
+        return MULTIPLY_TEXT
+    if is_root(card):
+        return ROOT_TEXT
+    raise ValueError(f"card id {card!r} is out of range 0..{DECK_SIZE - 1}")
+
+
+def parse_card(text: str) -> int:
+    """The card id of a text form.
+
+    Specials (``x``, ``r``) have no suit, so this returns the first id of their kind;
+    use :func:`parse_deck` to turn a list of texts into distinct ids.
+    """
+    t = text.strip()
+    special = _SPECIAL_ALIASES.get(t.lower() if t.isascii() else t)
+    if special == MULTIPLY_TEXT:
+        return FIRST_MULTIPLY
+    if special == ROOT_TEXT:
+        return FIRST_ROOT
+    if len(t) >= 2 and t[:-1].isdigit() and t[-1].upper() in SUIT_LETTERS:
+        v = int(t[:-1])
+        if v < NUM_VALUES:
+            return number_card(v, SUIT_LETTERS.index(t[-1].upper()))
+    raise ValueError(
+        f"cannot read card {text!r}: expected a value 0..10 and a suit letter "
+        f"(G, S, B, K), such as '7G' or '10S', or 'x' (×) or 'r' (√)"
+    )
+
+
+def parse_deck(cards: Iterable[int | str]) -> list[int]:
+    """Distinct card ids from ids or text forms, in order.
+
+    Each ``x`` or ``r`` takes the next unused id of its kind, so ``["x", "x"]`` gives
+    ``[44, 45]``. A repeated card or a fifth special of a kind raises ValueError.
+    """
+    out: list[int] = []
+    used: set[int] = set()
+    for item in cards:
+        if isinstance(item, str):
+            card = parse_card(item)
+            if not is_number(card):
+                last = card + 4
+                while card in used and card < last:
+                    card += 1
+                if card == last:
+                    raise ValueError(f"the deck has only 4 cards of kind {item!r}")
+        elif isinstance(item, int | np.integer) and 0 <= int(item) < DECK_SIZE:
+            card = int(item)
+        else:
+            raise ValueError(f"card {item!r} is not a card id 0..{DECK_SIZE - 1} or a card text")
+        if card in used:
+            raise ValueError(f"card {card_str(card)} (id {card}) appears twice in the deck")
+        used.add(card)
+        out.append(card)
+    return out
+
+
+def deck_str(cards: Iterable[int]) -> str:
+    """Space-separated text forms of cards."""
+    return " ".join(card_str(c) for c in cards)
+
+
+def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = ()) -> list[int]:
+    """A full 52-card deck, ``top`` first (ids or texts, top first), the rest shuffled by ``rng``.
+
+    The returned list is in draw order: index 0 is the top card.
+    """
+    stacked = parse_deck(top)
+    rest = np.setdiff1d(np.arange(DECK_SIZE), np.asarray(stacked, dtype=np.int64))
+    return stacked + [int(c) for c in rng.permutation(rest)]
