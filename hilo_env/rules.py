@@ -76,7 +76,8 @@ class RuleSet:
         with open(path) as f:
             data = yaml.safe_load(f) or {}
         if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a mapping of rule fields, got {type(data).__name__}")
+            raise ValueError(f"{path}: expected a mapping of rule fields, "
+                             f"got {type(data).__name__}")
         name = data.pop("preset", "standard")
         return cls.preset(name, **{**data, **overrides})
 
@@ -132,6 +133,9 @@ def _check(r: RuleSet) -> None:
              "max_multiply", r.max_multiply, "an integer >= 1, or 'unlimited' (null)")
     _require(r.multiply_discards in ("+-", "+-x"), "multiply_discards", r.multiply_discards,
              "'+-' or '+-x'")
+    _require(r.multiply_discards == "+-x" or r.max_multiply in (1, 2), "max_multiply",
+             r.max_multiply, "1 or 2 when multiply_discards is '+-' (each × needs a + or − "
+             "to discard)")
     _require(isinstance(r.integer_results, bool), "integer_results", r.integer_results,
              "true or false")
     _require(isinstance(r.swing, bool), "swing", r.swing, "true or false")

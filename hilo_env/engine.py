@@ -1,0 +1,496 @@
+"""The game of Equation Hi-Lo: state, legal actions, transitions and payout.
+
+This module is the rules of ``docs/rules.md`` and nothing else: no Gymnasium, no PettingZoo.
+A :class:`Game` is one episode (a match of ``hands_per_episode`` hands); chance comes only from
+the ``numpy.random.Generator`` passed in, so the same generator state, stacked deck and
+actions give the same game. Players decide at three kinds of points, all through
+:meth:`Game.step` with an action id of :mod:`hilo_env.actions`:
+
+* betting (``fold``, ``check``, ``call``, ``raise N``),
+* the forced discard right after a × and its extra number card (``discard +``/``-``/``x``),
+* the secret declaration after the last betting round (``low``, ``high``, ``swing``).
+
+Everything else (ante, deals, specials, showdown, payout, the button) happens by itself.
+The deck is a list in draw order reversed: ``deck[-1]`` is the top card.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from hilo_env import actions as A
+from hilo_env import cards
+from hilo_env.rules import BET, HIDDEN, UP, RuleSet
+from hilo_env.solver import Solution, solve
+
+LOW_TARGET, HIGH_TARGET = 1, 20
+TIE_TOLERANCE = 1e-9
+BASE_OPERATORS = ("+", "-", "/")
+
+
+class Phase(IntEnum):
+    """What the game is waiting for."""
+
+    BET = 0
+    DISCARD = 1
+    DECLARE = 2
+    HAND_OVER = 3
+    MATCH_OVER = 4
+
+
+class Event(NamedTuple):
+    """One line of the hand history: what happened, to whom, with what."""
+
+    kind: str
+    """``hand``, ``ante``, ``deal``, ``set_aside``, ``return``, ``round``, ``action``,
+    ``equation``, ``fold_out``, ``payout``, ``house``, ``eliminated``."""
+    seat: int
+    """The seat concerned, or -1 for the table."""
+    data: Any
+
+
+@dataclass
+class HandResult:
+    """How a hand ended: who declared what, the equations, and the chips moved."""
+
+    payouts: list[int]
+    """Chips each seat received from the pot."""
+    net: list[int]
+    """Each seat's chip change over the hand (payout minus wager)."""
+    house: int
+    """Chips the house took (odd chips)."""
+    declarations: list[int | None]
+    """Each seat's declaration action, ``None`` for seats that did not reach it."""
+    solutions: list[Solution | None]
+    """Each seat's optimal equations at showdown, ``None`` without a showdown."""
+    low_winner: int | None = None
+    high_winner: int | None = None
+    failed_swing: list[int] = field(default_factory=list)
+    fold_out: bool = False
+
+
+def key_card(number_cards: Sequence[int], side: str) -> tuple[int, int]:
+    """The rulebook's key card as a comparable (value, -suit): bigger wins High, smaller Low."""
+    keys = [(c // cards.NUM_SUITS, -(c % cards.NUM_SUITS)) for c in number_cards]
+    return max(keys) if side == "high" else min(keys)
+
+
+def suit_order(number_cards: Sequence[int]) -> list[tuple[int, int]]:
+    """Cards sorted by suit (Gold first), then value (higher first); smaller list wins a tie."""
+    return sorted((c % cards.NUM_SUITS, -(c // cards.NUM_SUITS)) for c in number_cards)
+
+
+class Game:
+    """One episode of Equation Hi-Lo: the state, the legal actions and the transitions."""
+
+    def __init__(self, rules: RuleSet, rng: np.random.Generator,
+                 deck: Sequence[int | str] | None = None) -> None:
+        """Start a match and deal its first hand; ``deck`` stacks its top cards (top first)."""
+        n = rules.num_players
+        self.rules = rules
+        self.rng = rng
+        self.rng_start = copy.deepcopy(rng.bit_generator.state)
+        self.stacks = [rules.starting_stack] * n
+        self.eliminated = [False] * n
+        self.house = 0
+        self.button = n - 1
+        self.hand_number = 0
+        self.log: list[Event] = []
+        self.result: HandResult | None = None
+        self._start_hand(deck)
+
+    # ---- queries -------------------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def pot(self) -> int:
+        """Chips wagered in this hand (zero once it is paid out)."""
+        return 0 if self.phase >= Phase.HAND_OVER else sum(self.wagers)
+
+    @property
+    def highest_wager(self) -> int:
+        return max(self.wagers)
+
+    def order(self) -> list[int]:
+        """Seats from the dealer's left, clockwise: the order of dealing, betting, declaring."""
+        n = self.num_players
+        return [(self.button + 1 + i) % n for i in range(n)]
+
+    def number_cards(self, seat: int) -> list[int]:
+        """The seat's number cards: the hidden one first, then the face-up ones."""
+        return [self.hidden[seat], *(c for c in self.up[seat] if cards.is_number(c))]
+
+    def legal_actions(self) -> list[int]:
+        """The acting player's legal action ids (empty once the hand is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    # ---- the one entry point for decisions -----------------------------------------------
+
+    def step(self, action: int) -> None:
+        """Apply the current player's action; an illegal one raises and changes nothing."""
+        legal = self.legal_actions()
+        if action not in legal:
+            self._reject(action, legal)
+        seat = self.current_player
+        self.log.append(Event("action", seat, int(action)))
+        self._legal = None
+        if self.phase == Phase.BET:
+            self._bet(seat, action)
+        elif self.phase == Phase.DISCARD:
+            self._discard(seat, action)
+        else:
+            self._declare(seat, action)
+
+    def start_next_hand(self, deck: Sequence[int | str] | None = None) -> None:
+        """Move the button and deal the next hand of the match."""
+        if self.phase != Phase.HAND_OVER:
+            raise ValueError(f"the next hand starts only after a hand is over (phase is "
+                             f"{self.phase.name})")
+        n = self.num_players
+        self.button = next(s for s in ((self.button + i) % n for i in range(1, n + 1))
+                           if not self.eliminated[s])
+        self._start_hand(deck)
+
+    def clone(self) -> Game:
+        """An independent copy; a clone compares equal to its original until either moves."""
+        return copy.deepcopy(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        mine = {k: v for k, v in vars(self).items() if k not in ("rng", "_legal")}
+        theirs = {k: v for k, v in vars(other).items() if k not in ("rng", "_legal")}
+        return (mine == theirs
+                and self.rng.bit_generator.state == other.rng.bit_generator.state)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---- a hand ---------------------------------------------------------------------------
+
+    def _start_hand(self, deck: Sequence[int | str] | None) -> None:
+        n = self.num_players
+        self.hand_number += 1
+        self.deck = cards.shuffled_deck(self.rng, deck or ())[::-1]
+        self.in_hand = [not e for e in self.eliminated]
+        self.hidden: list[int] = [-1] * n
+        self.up: list[list[int]] = [[] for _ in range(n)]
+        self.set_aside: list[int] = []
+        self.operators = [list(BASE_OPERATORS) for _ in range(n)]
+        self.roots = [0] * n
+        self.multiplies = [0] * n
+        self.declarations: list[int | None] = [None] * n
+        self.result = None
+        self.cap = min(s for s, e in zip(self.stacks, self.eliminated, strict=True) if not e)
+        self.round = -1
+        self.round_wagers: list[list[int]] = []
+        self.acted = [False] * n
+        self.phase = Phase.BET
+        self.current_player: int | None = None
+        self._schedule = 0
+        self._deal_queue: list[int] = []
+        self._declare_queue: list[int] = []
+        self._legal: list[int] | None = None
+        self.log.append(Event("hand", -1, {"number": self.hand_number, "button": self.button,
+                                           "cap": self.cap, "deck": list(deck or ())}))
+        ante = min(self.rules.ante, self.cap)
+        self.wagers = [ante if live else 0 for live in self.in_hand]
+        for seat in self.order():
+            if self.in_hand[seat]:
+                self.stacks[seat] -= ante
+                self.log.append(Event("ante", seat, ante))
+        self._advance()
+
+    def _advance(self) -> None:
+        """Run the hand forward until a player must decide or the hand is over."""
+        while True:
+            while self._deal_queue:
+                seat = self._deal_queue.pop(0)
+                if self._deal_up(seat):
+                    self.phase, self.current_player = Phase.DISCARD, seat
+                    return
+            if self._schedule == len(self.rules.deal):
+                self._start_declaration()
+                return
+            step = self.rules.deal[self._schedule]
+            self._schedule += 1
+            if step == HIDDEN:
+                for seat in self._live_order():
+                    self._deal_hidden(seat)
+            elif step == UP:
+                self._deal_queue = self._live_order()
+            elif step == BET and self._start_betting():
+                return
+
+    def _live_order(self) -> list[int]:
+        return [s for s in self.order() if self.in_hand[s]]
+
+    # ---- dealing --------------------------------------------------------------------------
+
+    def _draw(self) -> int:
+        return self.deck.pop()
+
+    def _put_back(self, seat: int, card: int) -> None:
+        """A special that may not be kept goes back into the deck, which is reshuffled."""
+        self.deck.append(card)
+        self.deck = [int(c) for c in self.rng.permutation(self.deck)]
+        self.log.append(Event("return", seat, card))
+
+    def _deal_hidden(self, seat: int) -> None:
+        card = self._draw()
+        while not cards.is_number(card):
+            self._put_back(seat, card)
+            card = self._draw()
+        self.hidden[seat] = card
+        self.log.append(Event("deal", seat, ("hidden", card)))
+
+    def _deal_extra(self, seat: int) -> None:
+        """The extra card of a √ or ×: specials are set aside until a number comes."""
+        card = self._draw()
+        while not cards.is_number(card):
+            self.set_aside.append(card)
+            self.log.append(Event("set_aside", seat, card))
+            card = self._draw()
+        self.up[seat].append(card)
+        self.log.append(Event("deal", seat, ("extra", card)))
+
+    def _deal_up(self, seat: int) -> bool:
+        """Deal one face-up card with the special rules; True when a × discard is pending."""
+        limit = self.rules.max_multiply
+        while True:
+            card = self._draw()
+            if cards.is_multiply(card) and limit is not None and self.multiplies[seat] >= limit:
+                self._put_back(seat, card)
+                continue
+            self.up[seat].append(card)
+            self.log.append(Event("deal", seat, ("up", card)))
+            if cards.is_root(card):
+                self.roots[seat] += 1
+                self._deal_extra(seat)
+            elif cards.is_multiply(card):
+                self.multiplies[seat] += 1
+                self._deal_extra(seat)
+                return True
+            return False
+
+    def _discard(self, seat: int, action: int) -> None:
+        self.operators[seat].remove(A.DISCARDED_OPERATOR[action])
+        self.operators[seat].append("*")
+        self._advance()
+
+    # ---- betting --------------------------------------------------------------------------
+
+    def _start_betting(self) -> bool:
+        """Open a betting round; False when it is skipped (everyone still in is at the cap)."""
+        self.round += 1
+        self.round_wagers.append([0] * self.num_players)
+        self.acted = [False] * self.num_players
+        first = self._next_bettor(self.button)
+        skipped = first is None
+        self.log.append(Event("round", -1, {"round": self.round, "skipped": skipped}))
+        if skipped:
+            return False
+        self.phase, self.current_player = Phase.BET, first
+        return True
+
+    def _next_bettor(self, after: int) -> int | None:
+        """The next seat clockwise that still has to act in this round, if any."""
+        n, high = self.num_players, self.highest_wager
+        for i in range(1, n + 1):
+            s = (after + i) % n
+            w = self.wagers[s]
+            if self.in_hand[s] and w < self.cap and (not self.acted[s] or w < high):
+                return s
+        return None
+
+    def _bet(self, seat: int, action: int) -> None:
+        self.acted[seat] = True
+        if action == A.FOLD:
+            self.in_hand[seat] = False
+            if sum(self.in_hand) == 1:
+                self._fold_out()
+                return
+        elif action != A.CHECK:
+            total = self.highest_wager if action == A.CALL else A.raise_total(action)
+            if action != A.CALL:
+                self.acted = [False] * self.num_players
+                self.acted[seat] = True
+            chips = total - self.wagers[seat]
+            self.wagers[seat] = total
+            self.stacks[seat] -= chips
+            self.round_wagers[self.round][seat] += chips
+        nxt = self._next_bettor(seat)
+        if nxt is None:
+            self._advance()
+        else:
+            self.current_player = nxt
+
+    # ---- declaration, showdown, payout ----------------------------------------------------
+
+    def _start_declaration(self) -> None:
+        self._declare_queue = self._live_order()
+        self.phase = Phase.DECLARE
+        self.current_player = self._declare_queue.pop(0)
+
+    def _declare(self, seat: int, action: int) -> None:
+        self.declarations[seat] = action
+        if self._declare_queue:
+            self.current_player = self._declare_queue.pop(0)
+        else:
+            self._showdown()
+
+    def _fold_out(self) -> None:
+        winner = self.in_hand.index(True)
+        self.log.append(Event("fold_out", winner, self.pot))
+        payouts = [0] * self.num_players
+        payouts[winner] = self.pot
+        self._pay(payouts, house=0, solutions=[None] * self.num_players, fold_out=True)
+
+    def _showdown(self) -> None:
+        n, rules = self.num_players, self.rules
+        solutions: list[Solution | None] = [None] * n
+        for seat in self._live_order():
+            nums = [c // cards.NUM_SUITS for c in self.number_cards(seat)]
+            sol = solve(nums, self.operators[seat], self.roots[seat],
+                        integer_results=rules.integer_results)
+            solutions[seat] = sol
+            for side, eq in (("low", sol.low), ("high", sol.high)):
+                if eq is not None:
+                    self.log.append(Event("equation", seat, (side, eq.equation, eq.value,
+                                                             eq.distance)))
+        payouts, house, low_w, high_w, failed = self._split_pot(solutions)
+        self._pay(payouts, house, solutions, low_winner=low_w, high_winner=high_w,
+                  failed_swing=failed)
+
+    def _side_winner(self, seats: list[int], side: str,
+                     solutions: list[Solution | None]) -> int | None:
+        """The winner of one side among ``seats``: smallest distance, then the tie-break."""
+        dist = {}
+        for s in seats:
+            eq = getattr(solutions[s], side)
+            if eq is not None:
+                dist[s] = eq.distance
+        if not dist:
+            return None
+        best = min(dist.values())
+        tied = [s for s, d in dist.items() if d <= best + TIE_TOLERANCE]
+        if len(tied) == 1:
+            return tied[0]
+        if self.rules.tiebreak == "suit":
+            return min(tied, key=lambda s: suit_order(self.number_cards(s)))
+        keys = {s: key_card(self.number_cards(s), side) for s in tied}
+        pick = max if side == "high" else min
+        return pick(tied, key=keys.__getitem__)
+
+    def _split_pot(self, solutions: list[Solution | None]
+                   ) -> tuple[list[int], int, int | None, int | None, list[int]]:
+        """Payouts per seat and house chips at showdown (rules section 7)."""
+        n, pot = self.num_players, self.pot
+        live = self._live_order()
+        decl = self.declarations
+        low_side = [s for s in live if decl[s] in (A.DECLARE_LOW, A.DECLARE_SWING)]
+        high_side = [s for s in live if decl[s] in (A.DECLARE_HIGH, A.DECLARE_SWING)]
+        low_w = self._side_winner(low_side, "low", solutions)
+        high_w = self._side_winner(high_side, "high", solutions)
+        payouts = [0] * n
+        swingers = [s for s in live if decl[s] == A.DECLARE_SWING]
+        failed = [s for s in swingers if not (low_w == s == high_w)]
+        if len(failed) < len(swingers):
+            payouts[low_w] = pot  # a Swing player won both sides: the whole pot
+            return payouts, 0, low_w, high_w, failed
+        if failed:
+            low_w = self._side_winner([s for s in low_side if s not in failed], "low", solutions)
+            high_w = self._side_winner([s for s in high_side if s not in failed], "high",
+                                       solutions)
+        winners = [w for w in (low_w, high_w) if w is not None]
+        if not winners:  # house rule: nobody can win, split among everyone still in
+            share = pot // len(live)
+            for s in live:
+                payouts[s] = share
+            return payouts, pot - share * len(live), low_w, high_w, failed
+        if low_side and high_side:
+            half = pot // 2
+            for w in winners:
+                payouts[w] += half if len(winners) == 2 else 2 * half
+            return payouts, pot - 2 * half, low_w, high_w, failed
+        payouts[winners[0]] = pot
+        return payouts, 0, low_w, high_w, failed
+
+    def _pay(self, payouts: list[int], house: int, solutions: list[Solution | None],
+             **outcome: Any) -> None:
+        for seat, chips in enumerate(payouts):
+            self.stacks[seat] += chips
+            if chips:
+                self.log.append(Event("payout", seat, chips))
+        if house:
+            self.house += house
+            self.log.append(Event("house", -1, house))
+        net = [p - w for p, w in zip(payouts, self.wagers, strict=True)]
+        self.result = HandResult(payouts=payouts, net=net, house=house,
+                                 declarations=list(self.declarations), solutions=solutions,
+                                 **outcome)
+        self.wagers = [0] * self.num_players
+        self.current_player = None
+        for seat, chips in enumerate(self.stacks):
+            if chips == 0 and not self.eliminated[seat]:
+                self.eliminated[seat] = True
+                self.log.append(Event("eliminated", seat, self.hand_number))
+        over = (self.hand_number >= self.rules.hands_per_episode
+                or self.eliminated.count(False) <= 1)
+        self.phase = Phase.MATCH_OVER if over else Phase.HAND_OVER
+
+    # ---- legal actions --------------------------------------------------------------------
+
+    def _compute_legal(self) -> list[int]:
+        seat = self.current_player
+        if seat is None:
+            return []
+        if self.phase == Phase.BET:
+            wager, high = self.wagers[seat], self.highest_wager
+            return [A.FOLD, A.CHECK if wager == high else A.CALL,
+                    *range(A.raise_to(high + 1), A.raise_to(self.cap) + 1)]
+        if self.phase == Phase.DISCARD:
+            held = self.operators[seat]
+            return [A.DISCARDS[op] for op in self._discardable() if op in held]
+        return [A.DECLARE_LOW, A.DECLARE_HIGH] + ([A.DECLARE_SWING] if self.rules.swing else [])
+
+    def _discardable(self) -> str:
+        return self.rules.multiply_discards.replace("x", "*")
+
+    def _reject(self, action: Any, legal: list[int]) -> None:
+        try:
+            name = A.action_to_string(int(action))
+        except (TypeError, ValueError):
+            name = repr(action)
+        who = "nobody" if self.current_player is None else f"player_{self.current_player}"
+        raise ValueError(f"illegal action {name!r} ({action!r}) for {who} in phase "
+                         f"{self.phase.name}; legal: {[A.action_to_string(a) for a in legal]}")
+
+
+def replay(log: Sequence[Event], rules: RuleSet, rng_state: dict) -> Game:
+    """Rebuild a game from its history: the generator's starting state, the stacked decks
+    of each hand and the actions taken."""
+    rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
+    rng.bit_generator.state = rng_state
+    hands = [e.data["deck"] for e in log if e.kind == "hand"]
+    if not hands:
+        raise ValueError("the history has no hand to replay")
+    game = Game(rules, rng, hands[0])
+    next_hand = 1
+    for event in log:
+        if event.kind == "hand" and event.data["number"] > 1:
+            game.start_next_hand(hands[next_hand])
+            next_hand += 1
+        elif event.kind == "action":
+            game.step(event.data)
+    return game
