@@ -1,0 +1,189 @@
+"""Equation Hi-Lo as a PettingZoo AEC environment with masked actions.
+
+| property          | value                                                                    |
+|-------------------|--------------------------------------------------------------------------|
+| agents            | ``player_0`` .. ``player_{n-1}`` (seat 0 acts first in the first hand)   |
+| actions           | ``Discrete(9 + starting_stack)``: see :mod:`hilo_env.actions`            |
+| observations      | ``{"observation": Box(float32), "action_mask": Box(int8)}``: see         |
+|                   | :mod:`hilo_env.observation` for every slice                              |
+| rewards           | each player's net chip change, given when a hand ends; they sum to minus |
+|                   | the chips the house took                                                 |
+| episode           | one hand, or ``hands_per_episode`` hands with the button moving; a       |
+|                   | player who runs out of chips is terminated                               |
+| render modes      | ``ansi`` (returns text), ``human`` (prints it)                           |
+
+``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (card
+ids or text forms, top first). The raw env raises ``ValueError`` on an illegal action;
+:func:`env` adds PettingZoo's classic wrappers, under which an illegal action ends the episode
+with a penalty of -1 for the player who took it.
+
+Versions: v0, first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from hilo_env import actions as A
+from hilo_env.engine import Game, Phase
+from hilo_env.observation import Encoder
+from hilo_env.render import DECLARATION_NAMES, player_name, render_text
+from hilo_env.rules import RuleSet, resolve
+
+
+def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
+        **overrides: Any) -> AECEnv:
+    """The Equation Hi-Lo AEC env with PettingZoo's wrappers for classic games."""
+    wrapped: AECEnv = raw_env(rules, render_mode=render_mode, **overrides)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(AECEnv):
+    """The unwrapped AEC environment over :class:`hilo_env.engine.Game`."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "hilo_v0",
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
+                 **overrides: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of "
+                             f"{self.metadata['render_modes']}")
+        self.rules = resolve(rules, **overrides)
+        self.render_mode = render_mode
+        n = self.rules.num_players
+        self.possible_agents = [player_name(i) for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self.encoder = Encoder(self.rules)
+        num_actions = A.num_actions(self.rules.starting_stack)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, float(max(n, 3)), (self.encoder.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.game: Game | None = None
+        self._obs: dict[str, dict[str, np.ndarray]] = {}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---- the AEC API ----------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        deck = (options or {}).get("deck")
+        self.game = Game(self.rules, self._rng, deck)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self._obs = {}
+        self.agent_selection = player_name(self.game.current_player)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask, built once per state and agent."""
+        if agent not in self._obs:
+            seat = self.possible_agents.index(agent)
+            game = self.game
+            mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
+            if game.current_player == seat and agent == self.agent_selection:
+                mask[game.legal_actions()] = 1
+            self._obs[agent] = {"observation": self.encoder.encode(game, seat),
+                                "action_mask": mask}
+        return self._obs[agent]
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.step(int(action))
+        self._obs = {}
+        self._cumulative_rewards[agent] = 0.0
+        if game.phase >= Phase.HAND_OVER:
+            self._end_hand()
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = player_name(game.current_player)
+        self._accumulate_rewards()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self) -> None:
+        """Rewards and infos of a finished hand; the next hand of a match is dealt at once."""
+        game = self.game
+        res = game.result
+        self.rewards = {a: float(res.net[self.possible_agents.index(a)]) for a in self.agents}
+        for a in self.agents:
+            seat = self.possible_agents.index(a)
+            sol = res.solutions[seat]
+            self.infos[a] = {
+                "hand": game.hand_number,
+                "declaration": DECLARATION_NAMES.get(res.declarations[seat]),
+                "low_equation": None if sol is None or sol.low is None else sol.low.equation,
+                "high_equation": None if sol is None or sol.high is None else sol.high.equation,
+                "low_distance": None if sol is None or sol.low is None else sol.low.distance,
+                "high_distance": None if sol is None or sol.high is None else sol.high.distance,
+                "payout": res.payouts[seat],
+                "net": res.net[seat],
+                "house": res.house,
+            }
+        if game.phase == Phase.MATCH_OVER:
+            self.terminations = dict.fromkeys(self.agents, True)
+            return
+        for a in self.agents:
+            if game.eliminated[self.possible_agents.index(a)]:
+                self.terminations[a] = True
+        game.start_next_hand()
+        self.agent_selection = player_name(game.current_player)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        viewer = self.game.current_player
+        text = render_text(self.game, viewer)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---- action text ----------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """Text form of an action id (``fold``, ``raise 5``, ``discard +``, ``swing``...)."""
+        if not 0 <= int(action) < self.action_spaces[self.possible_agents[0]].n:
+            raise ValueError(f"action {action!r} is outside this env's action space")
+        return A.action_to_string(int(action))
+
+    def string_to_action(self, text: str) -> int:
+        """The id of an action text that is legal now; otherwise a ValueError naming the legal."""
+        legal = self.game.legal_actions() if self.game is not None else []
+        legal_text = [A.action_to_string(a) for a in legal]
+        try:
+            action = A.string_to_action(text)
+        except ValueError:
+            raise ValueError(f"unknown action {text!r}; legal now: {legal_text}") from None
+        if action not in legal:
+            raise ValueError(f"action {text!r} is not legal now; legal now: {legal_text}")
+        return action
