@@ -137,6 +137,32 @@ def deck_str(cards: Iterable[int]) -> str:
     return " ".join(card_str(c) for c in cards)
 
 
+_MASK64 = (1 << 64) - 1
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser on uint64 arrays: a fixed bijection that scrambles bits."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
+                   card_ids: np.ndarray) -> np.ndarray:
+    """Sort keys that reshuffle a deck: after the ``count``-th reshuffle of a hand, the
+    undrawn cards lie in ascending order of their keys (top first).
+
+    A reshuffle is a function of the hand's seed, so a hand is data (deck order and seed) and
+    the batched simulator reproduces the engine's reshuffles exactly.
+    """
+    base = np.asarray(hand_seed, dtype=np.uint64) + np.asarray(count, dtype=np.uint64) * \
+        np.uint64(DECK_SIZE)
+    with np.errstate(over="ignore"):
+        return mix64(base + np.asarray(card_ids, dtype=np.uint64))
+
+
 def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = ()) -> list[int]:
     """A full 52-card deck, ``top`` first (ids or texts, top first), the rest shuffled by ``rng``.
 

@@ -11,7 +11,8 @@ actions give the same game. Players decide at three kinds of points, all through
 * the secret declaration after the last betting round (``low``, ``high``, ``swing``).
 
 Everything else (ante, deals, specials, showdown, payout, the button) happens by itself.
-The deck is a list in draw order reversed: ``deck[-1]`` is the top card.
+The deck is a list in draw order reversed: ``deck[-1]`` is the top card. A hand's chance is
+data: its deck order and ``hand_seed``, which fixes every reshuffle the rules call for.
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ class Game:
         n = self.num_players
         self.hand_number += 1
         self.deck = cards.shuffled_deck(self.rng, deck or ())[::-1]
+        self.hand_seed = int(self.rng.integers(0, 2**63))
+        self.reshuffles = 0
         self.in_hand = [not e for e in self.eliminated]
         self.hidden: list[int] = [-1] * n
         self.up: list[list[int]] = [[] for _ in range(n)]
@@ -243,7 +246,9 @@ class Game:
     def _put_back(self, seat: int, card: int) -> None:
         """A special that may not be kept goes back into the deck, which is reshuffled."""
         self.deck.append(card)
-        self.deck = [int(c) for c in self.rng.permutation(self.deck)]
+        keys = cards.reshuffle_keys(self.hand_seed, self.reshuffles, np.array(self.deck))
+        self.deck = [self.deck[i] for i in np.argsort(keys)[::-1]]
+        self.reshuffles += 1
         self.log.append(Event("return", seat, card))
 
     def _deal_hidden(self, seat: int) -> None:
