@@ -31,7 +31,7 @@ from pettingzoo.utils import wrappers
 
 from hilo_env import actions as A
 from hilo_env.engine import Game, Phase
-from hilo_env.observation import Encoder
+from hilo_env.observation import Encoder, action_mask
 from hilo_env.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.rules import RuleSet, resolve
 
@@ -94,6 +94,7 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._obs = {}
+        self._hand_ended = False
         self.agent_selection = player_name(self.game.current_player)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -103,7 +104,7 @@ class raw_env(AECEnv):
             game = self.game
             mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
             if game.current_player == seat and agent == self.agent_selection:
-                mask[game.legal_actions()] = 1
+                action_mask(game, mask)
             self._obs[agent] = {"observation": self.encoder.encode(game, seat),
                                 "action_mask": mask}
         return self._obs[agent]
@@ -119,11 +120,13 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if game.phase >= Phase.HAND_OVER:
             self._end_hand()
-        else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._accumulate_rewards()
+            self._deads_step_first()
+        else:  # mid-hand: no rewards, nobody terminated
+            if self._hand_ended:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self._hand_ended = False
             self.agent_selection = player_name(game.current_player)
-        self._accumulate_rewards()
-        self._deads_step_first()
         if self.render_mode == "human":
             self.render()
 
@@ -132,6 +135,7 @@ class raw_env(AECEnv):
         game = self.game
         res = game.result
         self.rewards = {a: float(res.net[self.possible_agents.index(a)]) for a in self.agents}
+        self._hand_ended = True
         for a in self.agents:
             seat = self.possible_agents.index(a)
             sol = res.solutions[seat]

@@ -169,5 +169,7 @@ def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = ()) -> li
     The returned list is in draw order: index 0 is the top card.
     """
     stacked = parse_deck(top)
+    if not stacked:
+        return rng.permutation(DECK_SIZE).tolist()
     rest = np.setdiff1d(np.arange(DECK_SIZE), np.asarray(stacked, dtype=np.int64))
-    return stacked + [int(c) for c in rng.permutation(rest)]
+    return stacked + rng.permutation(rest).tolist()

@@ -96,7 +96,7 @@ class Game:
         n = rules.num_players
         self.rules = rules
         self.rng = rng
-        self.rng_start = copy.deepcopy(rng.bit_generator.state)
+        self.rng_start = rng.bit_generator.state
         self.stacks = [rules.starting_stack] * n
         self.eliminated = [False] * n
         self.house = 0
@@ -136,13 +136,28 @@ class Game:
             self._legal = self._compute_legal()
         return self._legal
 
+    def bet_options(self) -> tuple[int, int, int]:
+        """At a betting decision: check or call (whichever applies), and the lowest and
+        highest raise actions (lowest > highest when the cap leaves no room)."""
+        high = max(self.wagers)
+        check_or_call = A.CHECK if self.wagers[self.current_player] == high else A.CALL
+        return check_or_call, A.raise_to(high + 1), A.raise_to(self.cap)
+
+    def is_legal(self, action: Any) -> bool:
+        """Whether the acting player may take ``action`` now."""
+        if self.phase == Phase.BET and self.current_player is not None:
+            if not isinstance(action, int | np.integer):
+                return False
+            check_or_call, lowest, highest = self.bet_options()
+            return action in (A.FOLD, check_or_call) or lowest <= action <= highest
+        return action in self.legal_actions()
+
     # ---- the one entry point for decisions -----------------------------------------------
 
     def step(self, action: int) -> None:
         """Apply the current player's action; an illegal one raises and changes nothing."""
-        legal = self.legal_actions()
-        if action not in legal:
-            self._reject(action, legal)
+        if not self.is_legal(action):
+            self._reject(action, self.legal_actions())
         seat = self.current_player
         self.log.append(Event("action", seat, int(action)))
         self._legal = None
@@ -461,9 +476,8 @@ class Game:
         if seat is None:
             return []
         if self.phase == Phase.BET:
-            wager, high = self.wagers[seat], self.highest_wager
-            return [A.FOLD, A.CHECK if wager == high else A.CALL,
-                    *range(A.raise_to(high + 1), A.raise_to(self.cap) + 1)]
+            check_or_call, lowest, highest = self.bet_options()
+            return [A.FOLD, check_or_call, *range(lowest, highest + 1)]
         if self.phase == Phase.DISCARD:
             held = self.operators[seat]
             return [A.DISCARDS[op] for op in self._discardable() if op in held]

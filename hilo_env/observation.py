@@ -31,6 +31,8 @@ against :func:`layout`.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from hilo_env import actions as A
@@ -84,6 +86,18 @@ def solver_features(game: Game, seat: int) -> np.ndarray:
     return out
 
 
+def _operator_counts() -> dict[str, tuple[int, int, int, int]]:
+    """Counts of ``+ - * /`` for every operator string a hand can hold, in any order."""
+    out = {}
+    for ops in itertools.product("+-*/", repeat=3):
+        text = "".join(ops)
+        out[text] = tuple(text.count(op) for op in "+-*/")
+    return out
+
+
+OPERATOR_COUNTS = _operator_counts()
+
+
 class Encoder:
     """Builds observations for one rule set (the slice offsets computed once)."""
 
@@ -91,50 +105,62 @@ class Encoder:
         self.rules = rules
         self.layout = layout(rules)
         self.size = list(self.layout.values())[-1].stop
-        self._solver_cache: dict[tuple[int, int], np.ndarray] = {}
+        n = rules.num_players
+        self._slots = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        self._card_offsets = [self.layout["face_up"].start + k * cards.DECK_SIZE
+                              for k in range(n)]
+        self._tail_start = self.layout["operators"].start
+        self._solver_cache: dict[tuple[int, int, int], list[float]] = {}
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` in ``game``."""
         rules, where = self.rules, self.layout
         n, stack = rules.num_players, float(rules.starting_stack)
-        obs = np.zeros(self.size, dtype=np.float32)
-        slots = [(seat + k) % n for k in range(n)]
+        slots = self._slots[seat]
+        # one-hot and card slices: the indices set to 1
+        ones = [where["hidden"].start + game.hidden[seat]] if game.hidden[seat] >= 0 else []
         if game.phase < Phase.HAND_OVER:
-            obs[where["phase"].start + int(game.phase)] = 1.0
-        if game.hidden[seat] >= 0:
-            obs[where["hidden"].start + game.hidden[seat]] = 1.0
-        face_up, ops = where["face_up"].start, where["operators"].start
-        for k, s in enumerate(slots):
-            for c in game.up[s]:
-                obs[face_up + k * cards.DECK_SIZE + c] = 1.0
-            for op in game.operators[s]:
-                obs[ops + k * NUM_OPERATOR_KINDS + OPERATOR_SLOT[op]] += 1.0
-        for c in game.set_aside:
-            obs[where["set_aside"].start + c] = 1.0
-        obs[where["roots"]] = [game.roots[s] / 3.0 for s in slots]
-        obs[where["in_hand"]] = [float(game.in_hand[s]) for s in slots]
-        obs[where["stacks"]] = [game.stacks[s] / stack for s in slots]
-        obs[where["wagers"]] = [game.wagers[s] / stack for s in slots]
-        rw = where["round_wagers"].start
-        for r, chips in enumerate(game.round_wagers):
-            obs[rw + r * n: rw + (r + 1) * n] = [chips[s] / stack for s in slots]
-        obs[where["button"].start + (game.button - seat) % n] = 1.0
+            ones.append(where["phase"].start + int(game.phase))
+        up = game.up
+        for base, s in zip(self._card_offsets, slots, strict=True):
+            ones += [base + c for c in up[s]]
+        set_aside = where["set_aside"].start
+        ones += [set_aside + c for c in game.set_aside]
+        # everything from ``operators`` on, in layout order
+        tail: list[float] = []
+        operators = game.operators
+        for s in slots:
+            tail += OPERATOR_COUNTS["".join(operators[s])]
+        roots, in_hand, stacks, wagers = game.roots, game.in_hand, game.stacks, game.wagers
+        tail += [roots[s] / 3.0 for s in slots]
+        tail += [float(in_hand[s]) for s in slots]
+        tail += [stacks[s] / stack for s in slots]
+        tail += [wagers[s] / stack for s in slots]
+        for chips in game.round_wagers:
+            tail += [chips[s] / stack for s in slots]
+        tail += [0.0] * (n * (rules.num_bet_rounds - len(game.round_wagers)))
+        button = [0.0] * n
+        button[(game.button - seat) % n] = 1.0
+        tail += button
+        betting = [0.0] * rules.num_bet_rounds
         if game.phase == Phase.BET:
-            obs[where["betting_round"].start + game.round] = 1.0
-        obs[where["pot"].start] = game.pot / stack
-        obs[where["cap"].start] = game.cap / stack
-        obs[where["to_call"].start] = (max(game.wagers) - game.wagers[seat]) / stack
-        obs[where["solver"]] = self._solver(game, seat)
-        obs[where["hands_left"].start] = ((rules.hands_per_episode - game.hand_number)
-                                          / rules.hands_per_episode)
+            betting[game.round] = 1.0
+        tail += betting
+        tail += (game.pot / stack, game.cap / stack, (max(wagers) - wagers[seat]) / stack)
+        tail += self._solver(game, seat)
+        tail.append((rules.hands_per_episode - game.hand_number) / rules.hands_per_episode)
+        obs = np.zeros(self.size, dtype=np.float32)
+        obs[ones] = 1.0
+        obs[self._tail_start:] = tail
         return obs
 
-    def _solver(self, game: Game, seat: int) -> np.ndarray:
+    def _solver(self, game: Game, seat: int) -> list[float]:
         """Solver features, looked up once per full hand."""
         key = (id(game), game.hand_number, seat)
-        if key in self._solver_cache:
-            return self._solver_cache[key]
-        feats = solver_features(game, seat)
+        feats = self._solver_cache.get(key)
+        if feats is not None:
+            return feats
+        feats = solver_features(game, seat).tolist()
         if feats[0]:
             if len(self._solver_cache) > 64:
                 self._solver_cache.clear()
@@ -147,8 +173,14 @@ def encode(game: Game, seat: int) -> np.ndarray:
     return Encoder(game.rules).encode(game, seat)
 
 
-def action_mask(game: Game) -> np.ndarray:
+def action_mask(game: Game, out: np.ndarray | None = None) -> np.ndarray:
     """int8 mask over the action space: 1 for each legal action of the acting player."""
-    mask = np.zeros(A.num_actions(game.rules.starting_stack), dtype=np.int8)
-    mask[game.legal_actions()] = 1
+    mask = np.zeros(A.num_actions(game.rules.starting_stack), dtype=np.int8) if out is None \
+        else out
+    if game.phase == Phase.BET and game.current_player is not None:
+        check_or_call, lowest, highest = game.bet_options()
+        mask[A.FOLD] = mask[check_or_call] = 1
+        mask[lowest:highest + 1] = 1
+    else:
+        mask[game.legal_actions()] = 1
     return mask
