@@ -26,7 +26,8 @@ def hand_text(game: Game, seat: int, show_hidden: bool) -> str:
 def render_text(game: Game, viewer: int | None = None) -> str:
     """The table as text. Hidden cards show for ``viewer`` only, and for all at showdown."""
     showdown = game.result is not None and not game.result.fold_out
-    lines = [f"Hand {game.hand_number}/{game.rules.hands_per_episode}  pot {game.pot}  "
+    pot = game.pot if game.result is None else sum(game.result.payouts) + game.result.house
+    lines = [f"Hand {game.hand_number}/{game.rules.hands_per_episode}  pot {pot}  "
              f"cap {game.cap}  house {game.house}"]
     for seat in range(game.num_players):
         marks = ("D" if seat == game.button else " ") + (
