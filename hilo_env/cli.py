@@ -2,8 +2,13 @@
 
 ``hilo solve 4 7 9 8 --ops "/+-" --roots 1 [--json] [--rules classic|PATH] [--integer]``
     The best Low and High equations of a hand.
-``hilo demo``
-    The rulebook's two example hands, solved.
+``hilo demo [--hands 3] [--seed 0] [--rules R]``
+    Two baseline agents (heuristic vs caller) play a few hands, narrated; then the rulebook's
+    two example hands, solved.
+``hilo tournament random caller heuristic [--hands 20000] [--rules R] [--seed 0] [--plot F]``
+    A round robin with duplicate deals: chips per hand with 95% CIs (``training.evaluate``).
+``hilo play [--opponent heuristic] [--rules R] [--hands 3] [--seed 0] [--seat 0]``
+    Play hands in the terminal against any registered agent (``agents.play``).
 
 Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2.
 Each subcommand is a ``_cmd_*`` function registered in ``build_parser``; add new ones there.
@@ -23,6 +28,7 @@ from hilo_env import solver
 from hilo_env.rules import resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_INTERRUPTED = 130
 _OPS_FLAGS = ("--ops", "-o")
 
 
@@ -58,9 +64,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_cmd_solve)
 
-    p = sub.add_parser("demo", help="the rulebook's example hands, solved",
-                       description="Solve the two example hands of the rulebook.")
+    p = sub.add_parser("demo", help="watch two agents play a few hands",
+                       description="The heuristic agent plays the caller for a few seeded "
+                                   "hands, narrated; then the rulebook's example hands, solved.")
+    p.add_argument("--hands", type=int, default=3, help="hands to play (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("tournament", help="duplicate round robin between agents",
+                       description="Every pair (every table) of the named agents plays the same "
+                                   "duplicate deals with seats rotated; prints each agent's "
+                                   "chips per hand with a 95%% confidence interval.")
+    p.add_argument("agents", nargs="+", metavar="AGENT",
+                   help="agent names: random, caller, heuristic, ppo:PATH")
+    p.add_argument("--hands", type=int, default=20_000,
+                   help="hands per table, rounded up to whole duplicate deals (default 20000)")
+    p.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--plot", metavar="FILE", default=None, help="save a bar chart (PNG, SVG...)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_tournament)
+
+    p = sub.add_parser("play", help="play against an agent in the terminal",
+                       description="Play a match against a registered agent: type actions "
+                                   "such as 'call', 'raise 5', 'low'; 'help' lists the legal "
+                                   "ones; 'quit' or Ctrl-D leaves.")
+    p.add_argument("--opponent", default="heuristic",
+                   help="agent name: random, caller, heuristic, ppo:PATH (default heuristic)")
+    p.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
+    p.add_argument("--hands", type=int, default=3, help="hands in the match (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0 acts first (default 0)")
+    p.set_defaults(func=_cmd_play)
     return parser
 
 
@@ -139,14 +175,55 @@ _RULEBOOK_EXAMPLES = (
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    for i, (text, target, numbers, ops, roots) in enumerate(_RULEBOOK_EXAMPLES):
-        if i:
-            print()
+    from agents.play import demo
+
+    demo(("heuristic", "caller"), args.rules, hands=args.hands, seed=args.seed)
+    print()
+    print("The solver on the rulebook's two examples (try: hilo solve 4 7 9 8 --ops /+- "
+          "--roots 1):")
+    for text, target, numbers, ops, roots in _RULEBOOK_EXAMPLES:
         value = solver.evaluate(text)
         side = "Low" if target == solver.LOW_TARGET else "High"
         print(f"Rulebook example ({side}, target {target}): {text} = {_num(value)}   "
               f"distance {_num(abs(value - target))}")
         print(format_solution(solver.solve(numbers, ops, roots)))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+# tournament and play (the logic lives in training.evaluate and agents.play)
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from training.evaluate import tournament
+
+    if args.hands < 1:
+        raise _UsageError(f"--hands must be at least 1, not {args.hands}")
+    try:
+        result = tournament(args.agents, args.rules, hands=args.hands, seed=args.seed,
+                            progress=False if args.no_progress else None)
+    except ImportError as exc:  # a ppo: agent without the training extra
+        raise _UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("hilo: tournament interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(result.table())
+    if args.plot:
+        print(f"plot saved to {result.plot(args.plot)}")
+    return EXIT_OK
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from agents import check
+    from agents.play import play
+
+    check(args.opponent)
+    try:
+        play(args.opponent, args.rules, hands=args.hands, seed=args.seed, seat=args.seat)
+    except ImportError as exc:
+        raise _UsageError(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
+        print("\nBye.")
     return EXIT_OK
 
 

@@ -1,0 +1,173 @@
+"""Baseline policies: ``random``, ``caller`` and the solver-informed ``heuristic``.
+
+All three read only their own observation and always return a legal action.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, TableView, read_observation
+from agents.equity import Estimator
+from hilo_env import actions as A
+from hilo_env import cards, solver
+from hilo_env.rules import RuleSet
+
+_DISCARD_ACTIONS = (A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY)
+_RECENT = 64
+"""Equity results the heuristic keeps for the cards it saw last."""
+
+
+def _after_discard(ops: str, action: int) -> str:
+    """Operators (canonical ASCII) once ``action`` has given one up for the new ×."""
+    left = ops.replace(A.DISCARDED_OPERATOR[action], "", 1)
+    return solver.canonical_operators(left + "*")
+
+
+def _legal(mask: np.ndarray) -> np.ndarray:
+    legal = np.flatnonzero(mask)
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: nobody may act in this state")
+    return legal
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions (every raise size counts as one action, so it raises
+    most of the time and rarely folds or calls)."""
+
+    name = "random"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.rng.choice(_legal(action_mask)))
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(masks)
+        if not masks.any(axis=1).all():
+            raise ValueError("an action mask allows no action")
+        keys = self.rng.random(masks.shape) + 1.0  # > 0, so a legal action always wins
+        return np.argmax(keys * (masks > 0), axis=1).astype(np.int64)
+
+
+class CallerAgent(Agent):
+    """A calling station: checks or calls, never raises or folds.
+
+    Declares the side its own best distance is smaller on (Low on a tie, never Swing). After a
+    ×, keeps the operators that give its best equation (the smallest of its Low and High
+    distances) once its four numbers are known, else gives up the first legal operator.
+    """
+
+    name = "caller"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = _legal(action_mask)
+        if A.CHECK in legal:
+            return A.CHECK
+        if A.CALL in legal:
+            return A.CALL
+        if action_mask[A.DECLARE_LOW]:
+            view = read_observation(observation, self.rules, self.layout)
+            low, high = view.low_distance, view.high_distance
+            return A.DECLARE_HIGH if high < low else A.DECLARE_LOW  # nan compares False
+        discards = [a for a in _DISCARD_ACTIONS if action_mask[a]]
+        if discards:
+            return self._discard(read_observation(observation, self.rules, self.layout),
+                                 discards)
+        return int(legal[0])
+
+    def _discard(self, view: TableView, discards: list[int]) -> int:
+        if view.up_deals_left(0) > 0:
+            return discards[0]
+        values = [c // cards.NUM_SUITS for c in view.numbers(0)]
+
+        def best(action: int) -> float:
+            sol = solver.solve(values, _after_discard(view.operators[0], action), view.roots[0],
+                               integer_results=self.rules.integer_results)
+            return min((e.distance for e in (sol.low, sol.high) if e is not None),
+                       default=float("inf"))
+
+        return min(discards, key=best)
+
+
+class HeuristicAgent(Agent):
+    """Rule-based and solver-informed: plays its showdown equity against what it can see.
+
+    *Equity* is the expected share of the final pot, from :class:`agents.equity.Estimator`: its
+    own best distances (exact once its hand is full, else over a seeded sample of the cards
+    to come) against each opponent's distances over the hidden cards the opponent may hold
+    (exact, tie-break included, once the opponent's face-up cards are all dealt), with the
+    opponent declaring the side its distance is smaller on, and itself picking the best
+    declaration for each of its possible hands.
+
+    * **Bet.** Fold when calling loses money at the pot odds (equity below
+      ``to_call / (pot + to_call)`` plus a margin); check when it may. Raise with equity of
+      ``raise_equity`` or more, by half the pot (by the pot above ``pot_equity``), to the cap
+      above ``shove_equity``; once it has put chips in this round it only calls a re-raise
+      unless it would go to the cap.
+    * **Discard (after a ×).** The operator whose loss leaves the higher equity.
+    * **Declare.** Low, High or Swing, whichever has the highest expected share.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rules: RuleSet, seed: int | None = 0, *, raise_equity: float = 0.62,
+                 pot_equity: float = 0.72, shove_equity: float = 0.85,
+                 call_margin: float = 0.02) -> None:
+        super().__init__(rules, seed)
+        self.estimator = Estimator(rules)
+        self._recent: dict[tuple, np.ndarray] = {}
+        self.raise_equity, self.pot_equity = raise_equity, pot_equity
+        self.shove_equity, self.call_margin = shove_equity, call_margin
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = _legal(action_mask)
+        view = read_observation(observation, self.rules, self.layout)
+        if action_mask[A.DECLARE_LOW]:
+            return self._declare(view, legal)
+        discards = [a for a in _DISCARD_ACTIONS if action_mask[a]]
+        if discards:
+            return self._discard(view, discards)
+        return self._bet(view, legal)
+
+    def shares(self, view: TableView, ops: str | None = None) -> np.ndarray:
+        """:meth:`Estimator.shares`, remembered for the cards on the table (a betting round
+        and the declaration after it see the same cards)."""
+        key = (view.hidden, view.face_up, view.operators, view.roots, view.in_hand, ops)
+        got = self._recent.get(key)
+        if got is None:
+            if len(self._recent) >= _RECENT:
+                self._recent.clear()
+            got = self._recent[key] = self.estimator.shares(view, ops, self.rng)
+        return got
+
+    def equity(self, view: TableView, ops: str | None = None) -> float:
+        """Expected share of the final pot, choosing the best declaration for each of our
+        possible hands."""
+        return float(self.shares(view, ops).max(axis=1).mean())
+
+    def _declare(self, view: TableView, legal: np.ndarray) -> int:
+        shares = self.shares(view).mean(axis=0)
+        options = [int(a) for a in legal if a in A.DECLARATIONS]
+        return max(options, key=lambda a: shares[a - A.DECLARE_LOW])
+
+    def _discard(self, view: TableView, discards: list[int]) -> int:
+        return max(discards, key=lambda a: self.equity(view, _after_discard(view.operators[0],
+                                                                             a)))
+
+    def _bet(self, view: TableView, legal: np.ndarray) -> int:
+        eq = self.equity(view)
+        pot, to_call, high = view.pot, view.to_call, view.highest_wager
+        passive = A.CHECK if to_call == 0 else A.CALL
+        if to_call > 0 and eq * (pot + to_call) < to_call + self.call_margin * (pot + to_call):
+            return A.FOLD
+        raises = legal[legal >= A.FIRST_RAISE]
+        if raises.size == 0 or eq < self.raise_equity:
+            return passive
+        if eq >= self.shove_equity:
+            total = view.cap
+        elif view.round_wager > 0:
+            return passive  # already in this round: no raise war short of the cap
+        else:
+            fraction = 1.0 if eq >= self.pot_equity else 0.5
+            total = high + max(1, round((pot + to_call) * fraction))
+        total = min(max(total, high + 1), view.cap)
+        return A.raise_to(total)

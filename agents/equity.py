@@ -1,0 +1,334 @@
+"""Showdown equity: the share of the pot a hand can expect, from what its owner can see.
+
+Used by the ``heuristic`` agent. Three pieces:
+
+* :data:`SHARE`, the heads-up payout rules of ``docs/rules.md`` section 7 as a table: our
+  fraction of the pot for each pair of declarations (ours, theirs) and each outcome of the
+  Low and High comparisons (we are better, they are, a tie, only one of us has a valid
+  equation, neither has). Built once from :func:`showdown_share`; read by table lookups.
+* :class:`Estimator`, the best-distance distributions of hands that are not fully known: an
+  opponent's hand over the hidden cards it may hold (exact, with the tie-break, once its face-up
+  cards are all dealt), and any hand with deals still to come (a fixed Monte Carlo sample
+  of completions from a fresh deck, seeded by the hand itself so results never depend on call
+  order). All distances come from the solver's precomputed table; results are cached.
+* :meth:`Estimator.shares`, our expected share of the pot for each declaration, averaged over
+  what we cannot see, against an opponent who declares the side its best distance is smaller
+  on (Swing when both sides are exact), mixed with a little uniform noise.
+
+With more than two players the opponents are folded into one "field" whose distances are the
+best of theirs, sample by sample: a rough model, but enough for sensible play.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.base import TableView
+from hilo_env import cards, solver
+from hilo_env.rules import RuleSet
+
+LOW, HIGH, SWING = 0, 1, 2
+"""Declaration indices (add :data:`hilo_env.actions.DECLARE_LOW` for the action id)."""
+NUM_DECLARATIONS = 3
+WE_BETTER, THEY_BETTER, TIED, ONLY_WE, ONLY_THEY, NEITHER = range(6)
+"""How one side compares between us and the opponent."""
+NUM_STATES = 6
+TOL = solver.TIE_TOLERANCE
+US, THEM = "us", "them"
+
+NUM_SAMPLES = 64
+"""Completions drawn for a hand with deals still to come."""
+UNIFORM_MIX = 0.15
+"""Weight of a uniformly random declaration in the opponent model."""
+_MAX_DRAWS = 12
+_OPSET_ID = {o: i for i, o in enumerate(solver.OPSETS)}
+_CACHE_LIMIT = 200_000
+
+
+def _winner(players: list[str], state: int) -> str | None:
+    """The winner of one side among ``players``, given how the side compares."""
+    valid = {US: state in (WE_BETTER, THEY_BETTER, ONLY_WE),
+             THEM: state in (WE_BETTER, THEY_BETTER, ONLY_THEY)}
+    live = [p for p in players if valid[p]]
+    if len(live) == 2:
+        return US if state == WE_BETTER else THEM
+    return live[0] if live else None
+
+
+def showdown_share(ours: int, theirs: int, low_state: int, high_state: int) -> float:
+    """Our fraction of the pot at a heads-up showdown (odd chips ignored).
+
+    Follows ``docs/rules.md`` section 7: contenders by declaration, Swing must win both sides,
+    a half without an eligible winner goes to the other half's winner, and the house rule
+    (nobody eligible: an even split). A ``TIED`` state is a coin flip of the tie-break.
+    """
+    if low_state == TIED:
+        return 0.5 * (showdown_share(ours, theirs, WE_BETTER, high_state)
+                      + showdown_share(ours, theirs, THEY_BETTER, high_state))
+    if high_state == TIED:
+        return 0.5 * (showdown_share(ours, theirs, low_state, WE_BETTER)
+                      + showdown_share(ours, theirs, low_state, THEY_BETTER))
+    decl = {US: ours, THEM: theirs}
+    low_side = [p for p in (US, THEM) if decl[p] in (LOW, SWING)]
+    high_side = [p for p in (US, THEM) if decl[p] in (HIGH, SWING)]
+    low_w, high_w = _winner(low_side, low_state), _winner(high_side, high_state)
+    swingers = [p for p in (US, THEM) if decl[p] == SWING]
+    failed = [p for p in swingers if not (low_w == p == high_w)]
+    if len(failed) < len(swingers):
+        return 1.0 if low_w == US else 0.0
+    if failed:
+        low_w = _winner([p for p in low_side if p not in failed], low_state)
+        high_w = _winner([p for p in high_side if p not in failed], high_state)
+    winners = [w for w in (low_w, high_w) if w is not None]
+    if not winners:
+        return 0.5
+    if low_side and high_side:
+        return sum(0.5 if len(winners) == 2 else 1.0 for w in winners if w == US)
+    return 1.0 if winners[0] == US else 0.0
+
+
+def _share_table() -> np.ndarray:
+    table = np.zeros((NUM_DECLARATIONS, NUM_DECLARATIONS, NUM_STATES, NUM_STATES))
+    for idx in np.ndindex(table.shape):
+        table[idx] = showdown_share(*(int(i) for i in idx))
+    return table
+
+
+SHARE = _share_table()
+"""``SHARE[ours, theirs, low_state, high_state]``: our fraction of the pot, heads-up."""
+
+
+def _model_table(share: np.ndarray, swing: bool) -> np.ndarray:
+    """``(3, 3 * 36)``: our share per declaration, indexed by ``pick * 36 + state`` where
+    ``pick`` is the opponent's modelled choice and ``state = low_state * 6 + high_state``."""
+    sides = NUM_DECLARATIONS if swing else 2
+    probs = np.zeros((NUM_DECLARATIONS, NUM_DECLARATIONS))
+    probs[:, :sides] = UNIFORM_MIX / sides
+    probs[np.arange(NUM_DECLARATIONS), np.arange(NUM_DECLARATIONS)] += 1.0 - UNIFORM_MIX
+    flat = share.reshape(NUM_DECLARATIONS, NUM_DECLARATIONS, NUM_STATES * NUM_STATES)
+    return np.einsum("dos,po->dps", flat, probs).reshape(NUM_DECLARATIONS, -1)
+
+
+def compare(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Side states of every pair: ``ours`` ``(K,)`` against ``theirs`` ``(J,)`` -> ``(K, J)``."""
+    d, e = ours[:, None], theirs[None, :]
+    vd, ve = np.isfinite(d), np.isfinite(e)
+    better, worse = d < e - TOL, e < d - TOL
+    # both valid: WE_BETTER 0, THEY_BETTER 1, TIED 2; else ONLY_WE 3, ONLY_THEY 4, NEITHER 5
+    return np.where(vd & ve, TIED - 2 * better - worse, NEITHER - 2 * vd - ve)
+
+
+def opponent_pick(low: np.ndarray, high: np.ndarray, swing: bool) -> np.ndarray:
+    """The opponent model's declaration ``(J,)`` for opponents with these best distances: the
+    side whose distance is smaller, Swing when both are exact (then mixed with a uniform
+    choice, see :data:`UNIFORM_MIX`)."""
+    pick = np.where(low <= high, LOW, HIGH)
+    if swing:
+        pick = np.where((low <= TOL) & (high <= TOL), SWING, pick)
+    return pick
+
+
+class Estimator:
+    """Best-distance distributions of partly known hands under one rule set, cached."""
+
+    def __init__(self, rules: RuleSet, samples: int = NUM_SAMPLES) -> None:
+        self.rules = rules
+        self.samples = samples
+        self.whole = rules.integer_results
+        self.discardable = rules.multiply_discards.replace("x", "*")
+        self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._table_t = np.ascontiguousarray(_model_table(SHARE, rules.swing).T)
+
+    # ---- distances of one hand ------------------------------------------------------------
+
+    def _remember(self, key: tuple, value: tuple[np.ndarray, np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = value
+        return value
+
+    def exact(self, values: Sequence[int], ops: str, roots: int) -> tuple[float, float]:
+        """Best Low and High distances of a full hand (``inf``: no valid equation)."""
+        key = ("exact", tuple(sorted(values)), ops, roots)
+        got = self._cache.get(key)
+        if got is None:
+            sig = solver.signature(values, ops, roots)
+            got = self._remember(key, solver.lookup_distances(np.array([sig]), self.whole))
+        return float(got[0][0]), float(got[1][0])
+
+    def by_hidden_value(self, visible: Sequence[int], ops: str, roots: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Distances ``(11,)`` of a hand of 3 known numbers for each value of the 4th."""
+        key = ("hidden", tuple(sorted(visible)), ops, roots)
+        got = self._cache.get(key)
+        if got is None:
+            nums = np.array([[*visible, v] for v in range(cards.NUM_VALUES)])
+            sig = solver.signatures(nums, np.full(cards.NUM_VALUES, solver.opset_id(ops)),
+                                    np.full(cards.NUM_VALUES, roots))
+            got = self._remember(key, solver.lookup_distances(sig, self.whole))
+        return got
+
+    def completions(self, values: Sequence[int], ops: str, roots: int, multiplies: int,
+                    up_left: int, hidden_unknown: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Distances ``(K,)`` of a hand with ``up_left`` face-up deals to come (and its hidden
+        card unknown if ``hidden_unknown``): a seeded sample of completions from a fresh deck.
+
+        A drawn × replaces each operator it may force out, and the best of the resulting hands
+        counts per side (the owner picks the discard knowing its cards).
+        """
+        if up_left == 0 and not hidden_unknown:
+            low, high = self.exact(values, ops, roots)
+            return np.array([low]), np.array([high])
+        key = ("sample", tuple(sorted(values)), ops, roots, multiplies, up_left, hidden_unknown)
+        got = self._cache.get(key)
+        if got is None:
+            got = self._remember(key, self._sample(key))
+        return got
+
+    def _sample(self, key: tuple) -> tuple[np.ndarray, np.ndarray]:
+        _, values, ops, roots, multiplies, up_left, hidden_unknown = key
+        rng = np.random.default_rng(zlib.crc32(repr(key).encode()))
+        k = self.samples
+        draws = rng.integers(0, cards.DECK_SIZE, size=(k, _MAX_DRAWS))
+        extras = rng.integers(0, cards.NUM_VALUES, size=(k, _MAX_DRAWS))
+        limit = self.rules.max_multiply
+        rows, owner = [], []
+        for i in range(k):
+            nums, opsets, r, m, j = list(values), {ops}, roots, multiplies, 0
+            if hidden_unknown:
+                nums.append(int(extras[i, j]))
+                j += 1
+            for _ in range(up_left):
+                while True:
+                    if j >= _MAX_DRAWS:  # draws used up (never in practice): a number
+                        nums.append(int(rng.integers(0, cards.NUM_VALUES)))
+                        break
+                    card, extra = int(draws[i, j]), int(extras[i, j])
+                    j += 1
+                    if cards.is_number(card):
+                        nums.append(card // cards.NUM_SUITS)
+                        break
+                    if cards.is_multiply(card):
+                        if limit is not None and m >= limit:
+                            continue  # put back: the deal draws again
+                        m += 1
+                        opsets = {solver.canonical_operators(o.replace(d, "", 1) + "*")
+                                  for o in opsets for d in self.discardable if d in o} or opsets
+                    else:
+                        r += 1
+                    nums.append(extra)
+                    break
+            for o in opsets:
+                rows.append((*nums, _OPSET_ID[o], r))
+                owner.append(i)
+        table = np.array(rows, dtype=np.int64)
+        sig = solver.signatures(table[:, :4], table[:, 4], np.minimum(table[:, 5],
+                                                                        solver.MAX_ROOTS))
+        low_all, high_all = solver.lookup_distances(sig, self.whole)
+        low, high = np.full(k, np.inf), np.full(k, np.inf)
+        np.minimum.at(low, owner, low_all)
+        np.minimum.at(high, owner, high_all)
+        return low, high
+
+    # ---- equity against the table ---------------------------------------------------------
+
+    def _own(self, view: TableView, ops: str) -> tuple[np.ndarray, np.ndarray]:
+        values = [c // cards.NUM_SUITS for c in view.numbers(0)]
+        return self.completions(values, ops, view.roots[0], view.multiplies(0),
+                                view.up_deals_left(0), hidden_unknown=False)
+
+    def _opponent(self, view: TableView, slot: int, unseen: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """An opponent's distances: per unseen hidden card (exact) when its face-up cards are
+        all dealt, else per sampled completion; the candidate cards in the exact case."""
+        values = [c // cards.NUM_SUITS for c in view.numbers(slot)]
+        ops, roots = view.operators[slot], view.roots[slot]
+        if view.up_deals_left(slot) == 0 and ops in solver.OPSETS:
+            low, high = self.by_hidden_value(values, ops, roots)
+            vals = unseen // cards.NUM_SUITS
+            return low[vals], high[vals], unseen
+        low, high = self.completions(values, ops, roots,
+                                     view.multiplies(slot), view.up_deals_left(slot),
+                                     hidden_unknown=True)
+        return low, high, None
+
+    def _tiebreaks(self, view: TableView, slot: int, candidates: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate hidden card of the opponent: do we win a Low tie, a High tie?"""
+        ours = np.array(view.numbers(0))
+        theirs = np.array(view.numbers(slot))
+        if self.rules.tiebreak == "suit":
+            mine = _suit_rank(ours[None, :])
+            hands = np.concatenate([np.broadcast_to(theirs, (candidates.size, theirs.size)),
+                                    candidates[:, None]], axis=1)
+            won = mine < _suit_rank(hands)
+            return won, won
+        # key_card: (value, -suit) as one integer; Low: smaller wins, High: bigger wins
+        mine, vis, cand = _key(ours), _key(theirs), _key(candidates)
+        low_won = mine.min() < np.minimum(vis.min(initial=99), cand)
+        high_won = mine.max() > np.maximum(vis.max(initial=-1), cand)
+        return low_won, high_won
+
+    def shares(self, view: TableView, ops: str | None = None,
+               rng: np.random.Generator | None = None) -> np.ndarray:
+        """Our expected share of the pot ``(K, 3)`` per completion of our hand (one row when
+        it is full) and per declaration (Low, High, Swing), averaged over the opponents'
+        unknown cards. ``ops`` overrides our operators (to weigh a × discard)."""
+        ops = view.operators[0] if ops is None else ops  # TableView's are canonical
+        low, high = self._own(view, ops)
+        seen = view.seen_cards()
+        unseen = np.array([c for c in range(cards.NUM_NUMBER_CARDS) if c not in seen])
+        opponents = [s for s in range(1, view.num_players) if view.in_hand[s]]
+        if not opponents:
+            return np.ones((low.size, NUM_DECLARATIONS))
+        if len(opponents) == 1:
+            e_low, e_high, cand = self._opponent(view, opponents[0], unseen)
+            low_state, high_state = compare(low, e_low), compare(high, e_high)
+            if cand is not None and low.size == 1:
+                low_won, high_won = self._tiebreaks(view, opponents[0], cand)
+                low_state = _break_ties(low_state, low_won)
+                high_state = _break_ties(high_state, high_won)
+        else:
+            rng = rng or np.random.default_rng(0)
+            e_low, e_high = np.full(self.samples, np.inf), np.full(self.samples, np.inf)
+            for slot in opponents:
+                o_low, o_high, _ = self._opponent(view, slot, unseen)
+                pick = rng.integers(0, o_low.size, self.samples)
+                e_low, e_high = np.minimum(e_low, o_low[pick]), np.minimum(e_high, o_high[pick])
+            low_state, high_state = compare(low, e_low), compare(high, e_high)
+        pick = opponent_pick(e_low, e_high, self.rules.swing)
+        index = pick[None, :] * (NUM_STATES * NUM_STATES) + low_state * NUM_STATES + high_state
+        k, width = index.shape[0], self._table_t.shape[0]
+        counts = np.bincount((index + np.arange(k)[:, None] * width).ravel(),
+                             minlength=k * width).reshape(k, width)
+        out = counts @ self._table_t / index.shape[1]
+        if not self.rules.swing:
+            out[:, SWING] = -math.inf
+        return out
+
+
+def _key(number_cards: np.ndarray) -> np.ndarray:
+    """The key-card order of :func:`hilo_env.engine.key_card` as integers: value, then -suit."""
+    return (number_cards // cards.NUM_SUITS) * cards.NUM_SUITS + (cards.NUM_SUITS - 1
+                                                                   - number_cards % cards.NUM_SUITS)
+
+
+def _suit_rank(hands: np.ndarray) -> np.ndarray:
+    """The ``suit`` tie-break order of :func:`hilo_env.engine.suit_order` as one integer per
+    hand ``(J, 4)``: smaller wins."""
+    codes = np.sort((hands % cards.NUM_SUITS) * cards.NUM_VALUES
+                    + (cards.NUM_VALUES - 1 - hands // cards.NUM_SUITS), axis=1)
+    rank = np.zeros(hands.shape[0], dtype=np.int64)
+    for col in range(hands.shape[1]):
+        rank = rank * cards.NUM_NUMBER_CARDS + codes[:, col]
+    return rank
+
+
+def _break_ties(state: np.ndarray, we_win: np.ndarray) -> np.ndarray:
+    """Resolve ``TIED`` entries ``(1, J)`` with the known tie-break of each candidate."""
+    return np.where(state == TIED, np.where(we_win[None, :], WE_BETTER, THEY_BETTER), state)

@@ -1,0 +1,272 @@
+"""Equation Hi-Lo in the terminal: a person against any registered agent, and the bot demo.
+
+:func:`play` deals a match, renders the table before each of the person's decisions, reads
+typed actions (``call``, ``raise 5``, ``low``, ``discard +``; ``help`` lists the legal ones,
+``quit`` leaves) and answers a wrong one with the legal ones; end of input or Ctrl-C ends the
+match cleanly. :func:`demo` lets two agents play a few seeded hands and narrates them.
+Both write to ``out`` and read from ``read_line``, so tests can script them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make
+from hilo_env import actions as A
+from hilo_env import cards, solver
+from hilo_env.engine import Game, Phase
+from hilo_env.observation import Encoder
+from hilo_env.render import DECLARATION_NAMES, player_name, render_text
+from hilo_env.rules import RuleSet, resolve
+
+QUIT_WORDS = ("quit", "exit", "q")
+HELP_WORDS = ("", "help", "?", "h")
+ALL_IN_WORDS = ("allin", "all-in", "all in", "shove")
+PROMPT = "your action> "
+
+
+def describe_legal(legal: Sequence[int]) -> str:
+    """Legal actions for people, a run of raises shortened: ``fold, call, raise 3..100``."""
+    raises = [a for a in legal if a >= A.FIRST_RAISE]
+    words = [A.action_to_string(a) for a in legal if a < A.FIRST_RAISE]
+    if raises:
+        lo, hi = A.raise_total(raises[0]), A.raise_total(raises[-1])
+        words.append(f"raise {lo}" if lo == hi else f"raise {lo}..{hi}")
+    return ", ".join(words)
+
+
+def parse_command(text: str, legal: Sequence[int]) -> int:
+    """The legal action a typed command names; ValueError with the legal ones otherwise.
+
+    Besides the action texts of :mod:`hilo_env.actions`, a bare number is a raise to that
+    total, ``all-in`` a raise to the cap, and the first letters of ``fold check call low high
+    swing`` are enough when unambiguous.
+    """
+    t = " ".join(text.strip().lower().split())
+    raises = [a for a in legal if a >= A.FIRST_RAISE]
+    if t in ALL_IN_WORDS and raises:
+        return raises[-1]
+    if t.isdigit():
+        t = f"raise {t}"
+    words = ("fold", "check", "call", "low", "high", "swing")
+    matches = [w for w in words if t and w.startswith(t) and A.string_to_action(w) in legal]
+    if len(matches) == 1 and t not in words:
+        t = matches[0]
+    try:
+        action = A.string_to_action(t)
+    except ValueError:
+        raise ValueError(f"{text.strip()!r} is not an action. Legal now: "
+                         f"{describe_legal(legal)}") from None
+    if action not in legal:
+        raise ValueError(f"{text.strip()!r} is not legal now. Legal now: "
+                         f"{describe_legal(legal)}")
+    return action
+
+
+def equations_text(game: Game, seat: int) -> str | None:
+    """A seat's best Low and High equations once its four numbers are known, else None."""
+    numbers = game.number_cards(seat)
+    if len(numbers) < 4 or numbers[0] < 0 or (game.phase == Phase.DISCARD
+                                               and game.current_player == seat):
+        return None
+    sol = solver.solve([c // cards.NUM_SUITS for c in numbers], game.operators[seat],
+                       game.roots[seat], integer_results=game.rules.integer_results)
+    parts = []
+    for side, eq in (("Low", sol.low), ("High", sol.high)):
+        parts.append(f"{side} {eq.equation} = {eq.value:.4g}" if eq else f"{side}: none valid")
+    return "Your best equations: " + ";  ".join(parts)
+
+
+def _rule(title: str, width: int = 64) -> str:
+    head = f"── {title} "
+    return head + "─" * max(3, width - len(head))
+
+
+class _Seats:
+    """The agents at the table, and their decisions from the engine's state."""
+
+    def __init__(self, game: Game, agents: dict[int, Agent]) -> None:
+        self.encoder = Encoder(game.rules)
+        self.agents = agents
+        self.num_actions = A.num_actions(game.rules.starting_stack)
+
+    def act(self, game: Game) -> int:
+        seat = game.current_player
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[game.legal_actions()] = 1
+        return int(self.agents[seat].act(self.encoder.encode(game, seat), mask))
+
+
+def _narrate(game: Game, seat: int, action: int, label: str, secret: bool) -> str:
+    who = f"{player_name(seat)} ({label})"
+    if action in A.DECLARATIONS:
+        return f"  {who} declares" + (" (secretly)" if secret else
+                                      f" {DECLARATION_NAMES[action]}")
+    if action >= A.FIRST_RAISE:
+        return f"  {who} raises to {A.raise_total(action)}"
+    text = {A.FOLD: "folds", A.CHECK: "checks", A.CALL: "calls"}.get(action)
+    return f"  {who} {text or A.action_to_string(action)}"
+
+
+def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", hands: int = 3,
+         seed: int = 0, seat: int = 0, read_line: Callable[[str], str] | None = None,
+         out: TextIO | None = None) -> int:
+    """A person (seat ``seat``) plays ``hands`` hands against ``opponent`` in every other
+    seat; returns the person's chips won. End of input, Ctrl-C or ``quit`` stop early.
+    ``read_line(prompt)`` reads a command (default: :func:`terminal_reader`)."""
+    out = out or sys.stdout
+    read_line = read_line or terminal_reader()
+    rules = resolve(rules)
+    if hands < 1:
+        raise ValueError(f"--hands must be at least 1, not {hands}")
+    rules = rules.replace(hands_per_episode=hands)
+    n = rules.num_players
+    if not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, not {seat}")
+    bots = {s: make(opponent, rules, seed=seed + 1 + s) for s in range(n) if s != seat}
+    game = Game(rules, np.random.default_rng(seed))
+    seats = _Seats(game, bots)
+
+    def say(text: str = "") -> None:
+        print(text, file=out)
+
+    say(f"You are {player_name(seat)} against {opponent} ({n} players, {hands} hand"
+        f"{'s' if hands > 1 else ''}, {rules.starting_stack} chips each).")
+    say("Type an action when asked: check, call, fold, raise 5, low, high"
+        + (", swing" if rules.swing else "") + ", discard +;  'help' lists the legal ones, "
+        "'quit' leaves.")
+    while True:
+        say()
+        say(_rule(f"Hand {game.hand_number} of {hands}"))
+        while game.phase < Phase.HAND_OVER:
+            s = game.current_player
+            if s != seat:
+                action = seats.act(game)
+                say(_narrate(game, s, action, opponent, secret=True))
+                game.step(action)
+                continue
+            say(render_text(game, viewer=seat))
+            hint = equations_text(game, seat)
+            if hint:
+                say(hint)
+            action = _ask(game.legal_actions(), read_line, say)
+            if action is None:
+                say("Bye.")
+                return game.stacks[seat] - rules.starting_stack  # the wager is forfeit
+            game.step(action)
+        say(render_text(game, viewer=seat))
+        net = game.result.net[seat]
+        say("You broke even this hand." if net == 0 else
+            f"You {'won' if net > 0 else 'lost'} {abs(net)} chip{'s' if abs(net) != 1 else ''} "
+            "this hand.")
+        if game.phase == Phase.MATCH_OVER:
+            break
+        game.start_next_hand()
+    won = game.stacks[seat] - rules.starting_stack
+    say()
+    say(f"Match over after {game.hand_number} hand{'s' if game.hand_number > 1 else ''}: "
+        f"you have {game.stacks[seat]} chips ({won:+d}).")
+    return won
+
+
+def terminal_reader(stream: TextIO | None = None) -> Callable[[str], str]:
+    """``input``, echoing each line read when the input is not a terminal (piped or scripted
+    input then reads like a session)."""
+    stream = stream or sys.stdin
+    if stream.isatty():
+        return input
+
+    def read(prompt: str) -> str:
+        print(prompt, end="", flush=True)
+        line = stream.readline()
+        if not line:
+            raise EOFError
+        print(line.rstrip("\n"))
+        return line
+
+    return read
+
+
+def _ask(legal: list[int], read_line: Callable[[str], str],
+         say: Callable[[str], None]) -> int | None:
+    """Read commands until a legal one; None to stop (quit, end of input, Ctrl-C)."""
+    while True:
+        try:
+            text = read_line(PROMPT)
+        except (EOFError, KeyboardInterrupt):
+            say("")
+            return None
+        word = " ".join(text.strip().lower().split())
+        if word in QUIT_WORDS:
+            return None
+        if word in HELP_WORDS:
+            say(f"Legal now: {describe_legal(legal)}")
+            continue
+        try:
+            return parse_command(text, legal)
+        except ValueError as exc:
+            say(str(exc))
+
+
+def demo(names: Sequence[str] = ("heuristic", "caller"), rules: RuleSet | str = "standard",
+         hands: int = 3, seed: int = 0, out: TextIO | None = None) -> dict[str, int]:
+    """Agents play ``hands`` seeded single hands (fresh stacks, seats rotating each hand),
+    narrated: the table at each new deal, every action, the equations at showdown, and a
+    one-line summary. Returns the chips each agent won."""
+    out = out or sys.stdout
+    rules = resolve(rules).replace(hands_per_episode=1)
+    n = rules.num_players
+    if hands < 1:
+        raise ValueError(f"--hands must be at least 1, not {hands}")
+    if len(names) != n:
+        raise ValueError(f"these rules seat {n} agents, got {len(names)}: {list(names)}")
+    players = [make(nm, rules, seed=seed + i) for i, nm in enumerate(names)]
+    won = dict.fromkeys(names, 0)
+
+    def say(text: str = "") -> None:
+        print(text, file=out)
+
+    say(f"Equation Hi-Lo: {' vs '.join(names)}, {hands} hands, seed {seed}.")
+    say("Each player gets a hidden card and face-up cards, bets, then declares Low (an equation "
+        "near 1),\nHigh (near 20) or Swing (both); the best equation of each side takes half "
+        "the pot.")
+    for h in range(hands):
+        order = [(s + h) % n for s in range(n)]  # seat s holds names[order[s]]
+        label = [names[i] for i in order]
+        game = Game(rules, np.random.default_rng([seed, h]))
+        seats = _Seats(game, {s: players[i] for s, i in enumerate(order)})
+        say()
+        say(_rule(f"Hand {h + 1} of {hands}: " + ", ".join(
+            f"{player_name(s)} {nm}" for s, nm in enumerate(label))))
+        shown = None
+        while game.phase < Phase.HAND_OVER:
+            state = (game.round, sum(len(u) for u in game.up))
+            if state != shown and game.phase != Phase.DECLARE:
+                shown = state
+                say(_table(game))
+            s = game.current_player
+            action = seats.act(game)
+            say(_narrate(game, s, action, label[s], secret=False))
+            game.step(action)
+        say(_table(game))
+        for s, chips in enumerate(game.result.net):
+            won[label[s]] += chips
+    say()
+    say(f"After {hands} hand{'s' if hands > 1 else ''}: "
+        + ", ".join(f"{nm} {w:+d} chips" for nm, w in won.items()) + ".")
+    return won
+
+
+def _table(game: Game) -> str:
+    """The rendered table without the hand counter of a single-hand game and the 'to act'
+    line (the narration says who acts)."""
+    lines = render_text(game, viewer=None).split("\n")
+    lines[0] = lines[0].replace(f"Hand {game.hand_number}/{game.rules.hands_per_episode}  ", "")
+    if game.result is None:
+        lines = lines[:-1]
+    return "\n".join(line for line in lines if not line.lstrip().startswith("Match over"))

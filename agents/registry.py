@@ -1,0 +1,65 @@
+"""Agents by name, so tools and the CLI can say ``heuristic`` or ``ppo:runs/model.zip``.
+
+| name            | agent                                                          |
+|-----------------|----------------------------------------------------------------|
+| ``random``      | :class:`agents.baselines.RandomAgent`                          |
+| ``caller``      | :class:`agents.baselines.CallerAgent`                          |
+| ``heuristic``   | :class:`agents.baselines.HeuristicAgent`                       |
+| ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
+|                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from agents.base import Agent
+from agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
+from hilo_env.rules import RuleSet, resolve
+
+AgentFactory = Callable[[RuleSet, "int | None"], Agent]
+PPO_PREFIX = "ppo:"
+
+_REGISTRY: dict[str, AgentFactory] = {
+    "random": RandomAgent,
+    "caller": CallerAgent,
+    "heuristic": HeuristicAgent,
+}
+
+
+def names() -> list[str]:
+    """The names ``make`` accepts (``ppo:PATH`` stands for any model file)."""
+    return [*_REGISTRY, f"{PPO_PREFIX}PATH"]
+
+
+def register(name: str, factory: AgentFactory) -> None:
+    """Add an agent under ``name``: ``factory(rules, seed)`` must return an :class:`Agent`."""
+    if not name or ":" in name:
+        raise ValueError(f"agent name {name!r} must be non-empty and contain no ':'")
+    _REGISTRY[name] = factory
+
+
+def check(name: str) -> None:
+    """Raise ValueError (naming the choices) unless ``name`` names an agent; loads nothing."""
+    if name in _REGISTRY:
+        return
+    if name.startswith(PPO_PREFIX):
+        path = Path(name[len(PPO_PREFIX):])
+        if not path.is_file():
+            raise ValueError(f"agent {name!r}: no model file {str(path)!r}")
+        return
+    raise ValueError(f"unknown agent {name!r}; choose from {', '.join(names())}")
+
+
+def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> Agent:
+    """A fresh agent by name for ``rules`` (a RuleSet, preset name or YAML path)."""
+    check(name)
+    rules = resolve(rules)
+    if name.startswith(PPO_PREFIX):
+        from agents.ppo import PPOAgent  # torch stays unimported until a model is asked for
+
+        return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed)
+    agent = _REGISTRY[name](rules, seed)
+    agent.name = name
+    return agent

@@ -1,0 +1,299 @@
+"""Agents: legal actions only, the observation reader, the equity model and the registry."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+from agents.base import read_observation
+from agents.equity import (
+    HIGH,
+    LOW,
+    NEITHER,
+    ONLY_THEY,
+    ONLY_WE,
+    SHARE,
+    SWING,
+    THEY_BETTER,
+    WE_BETTER,
+    Estimator,
+    _key,
+    _suit_rank,
+    compare,
+)
+from hilo_env import actions as A
+from hilo_env import cards
+from hilo_env.engine import Game, Phase, key_card, suit_order
+from hilo_env.observation import Encoder, action_mask
+from hilo_env.rules import RuleSet
+
+PRESETS = ("standard", "classic", "duel")
+HANDS_PER_PAIRING = 700
+
+
+def play_hands(rules: RuleSet, players: list[agents.Agent], hands: int, seed: int = 0):
+    """Play single hands, asserting every action is legal; yields each finished game."""
+    encoder = Encoder(rules)
+    n = rules.num_players
+    for h in range(hands):
+        game = Game(rules, np.random.default_rng([seed, h]))
+        while game.phase < Phase.HAND_OVER:
+            seat = game.current_player
+            agent = players[(seat + h) % n]
+            mask = action_mask(game)
+            action = agent.act(encoder.encode(game, seat), mask)
+            assert isinstance(action, int)
+            assert action in game.legal_actions(), (agent.name, A.action_to_string(action))
+            game.step(action)
+        yield game
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_baselines_only_take_legal_actions(preset):
+    rules = RuleSet.preset(preset)
+    pairings = [("heuristic", "random"), ("heuristic", "caller"), ("random", "caller")]
+    declared = set()
+    for i, (a, b) in enumerate(pairings):
+        players = [agents.make(a, rules, seed=i), agents.make(b, rules, seed=i + 10)]
+        for game in play_hands(rules, players, HANDS_PER_PAIRING, seed=i):
+            assert sum(game.stacks) + game.house == 2 * rules.starting_stack
+            declared.update(d for d in game.result.declarations if d is not None)
+    assert {A.DECLARE_LOW, A.DECLARE_HIGH} <= declared
+    assert (A.DECLARE_SWING in declared) == rules.swing
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_baselines_legal_at_bigger_tables(players):
+    rules = RuleSet.preset("standard", num_players=players, starting_stack=30, ante=2)
+    names = ["heuristic", "random", "caller", "heuristic", "random"][:players]
+    seated = [agents.make(nm, rules, seed=i) for i, nm in enumerate(names)]
+    for game in play_hands(rules, seated, 150):
+        assert game.phase >= Phase.HAND_OVER
+
+
+def test_act_batch_is_legal():
+    rules = RuleSet.preset("standard")
+    encoder = Encoder(rules)
+    obs, masks = [], []
+    for h in range(60):
+        game = Game(rules, np.random.default_rng(h))
+        while game.phase < Phase.HAND_OVER:
+            obs.append(encoder.encode(game, game.current_player))
+            masks.append(action_mask(game))
+            legal = game.legal_actions()
+            game.step(A.CHECK if A.CHECK in legal else A.CALL if A.CALL in legal else legal[0])
+    obs, masks = np.array(obs), np.array(masks)
+    for name in ("random", "caller", "heuristic"):
+        actions = agents.make(name, rules, seed=3).act_batch(obs, masks)
+        assert actions.shape == (len(obs),)
+        assert masks[np.arange(len(obs)), actions].all(), name
+
+
+def test_random_is_seeded():
+    rules = RuleSet.preset("standard")
+    mask = np.zeros(A.num_actions(100), dtype=np.int8)
+    mask[[A.FOLD, A.CALL, *range(A.raise_to(5), A.raise_to(100) + 1)]] = 1
+    obs = np.zeros(Encoder(rules).size, dtype=np.float32)
+    runs = [[agents.make("random", rules, seed=s).act(obs, mask) for _ in range(20)]
+            for s in (1, 1, 2)]
+    assert runs[0] == runs[1] != runs[2]
+
+
+def test_caller_never_raises_or_folds():
+    rules = RuleSet.preset("standard")
+    caller = agents.make("caller", rules)
+    seen = []
+
+    class Spy(agents.Agent):
+        def act(self, observation, action_mask):
+            action = caller.act(observation, action_mask)
+            seen.append(action)
+            return action
+
+    for _ in play_hands(rules, [Spy(rules), agents.make("random", rules)], 200):
+        pass
+    assert seen and not any(a == A.FOLD or a >= A.FIRST_RAISE for a in seen)
+
+
+def test_read_observation_matches_the_game():
+    rules = RuleSet.preset("standard", num_players=3)
+    encoder = Encoder(rules)
+    for h in range(30):
+        game = Game(rules, np.random.default_rng(h))
+        while game.phase < Phase.HAND_OVER:
+            seat = game.current_player
+            view = read_observation(encoder.encode(game, seat), rules)
+            n = rules.num_players
+            slots = [(seat + k) % n for k in range(n)]
+            assert view.hidden == game.hidden[seat]
+            assert view.phase == int(game.phase)
+            for k, s in enumerate(slots):
+                assert view.face_up[k] == tuple(sorted(game.up[s]))
+                assert sorted(view.operators[k]) == sorted(game.operators[s])
+                assert view.roots[k] == game.roots[s]
+                assert view.wagers[k] == game.wagers[s]
+                assert view.stacks[k] == game.stacks[s]
+                assert view.in_hand[k] == game.in_hand[s]
+            assert view.pot == game.pot and view.cap == game.cap
+            assert view.to_call == max(game.wagers) - game.wagers[seat]
+            if game.phase == Phase.BET:
+                assert view.round_wager == game.round_wagers[game.round][seat]
+            legal = game.legal_actions()
+            game.step(legal[h % len(legal)] if A.FOLD not in legal else legal[1])
+
+
+def _engine_side_winner(game: Game, seats: list[int], side: str, solutions) -> int | None:
+    return game._side_winner(seats, side, solutions)
+
+
+def test_share_table_matches_the_engine_payout():
+    """SHARE against the engine's own split of the pot, over random heads-up showdowns."""
+    rules = RuleSet.preset("standard")
+    rng = np.random.default_rng(0)
+    checked = 0
+    for h in range(400):
+        game = Game(rules, np.random.default_rng(h))
+        decl = [int(rng.integers(3)), int(rng.integers(3))]
+        while game.phase < Phase.HAND_OVER:
+            legal = game.legal_actions()
+            if game.phase == Phase.DECLARE:
+                game.step(A.DECLARE_LOW + decl[game.current_player])
+            else:
+                game.step(A.CHECK if A.CHECK in legal else legal[1] if A.FOLD in legal
+                          else legal[0])
+        sols = game.result.solutions
+        states = []
+        for side in ("low", "high"):
+            d = [getattr(sols[s], side) for s in (0, 1)]
+            if d[0] is None or d[1] is None:
+                states.append(NEITHER if d[0] is d[1] is None else
+                              ONLY_WE if d[1] is None else ONLY_THEY)
+            else:
+                states.append(WE_BETTER if _engine_side_winner(game, [0, 1], side, sols) == 0
+                              else THEY_BETTER)
+        pot = sum(game.result.payouts) + game.result.house
+        expected = SHARE[decl[0], decl[1], states[0], states[1]] * pot
+        assert abs(game.result.payouts[0] - expected) <= 1, (decl, states)
+        checked += 1
+    assert checked == 400
+
+
+def test_share_table_known_values():
+    assert SHARE[LOW, HIGH, WE_BETTER, WE_BETTER] == 0.5
+    assert SHARE[LOW, LOW, THEY_BETTER, WE_BETTER] == 0.0
+    assert SHARE[SWING, LOW, WE_BETTER, ONLY_WE] == 1.0
+    assert SHARE[SWING, HIGH, THEY_BETTER, WE_BETTER] == 1.0  # alone on Low, best on High
+    assert SHARE[SWING, HIGH, WE_BETTER, THEY_BETTER] == 0.0  # failed: all to them
+    assert SHARE[HIGH, SWING, THEY_BETTER, WE_BETTER] == 1.0  # their Swing fails: all to us
+    assert SHARE[SWING, SWING, WE_BETTER, THEY_BETTER] == 0.5  # both fail: house-rule split
+
+
+def test_compare_states():
+    inf = np.inf
+    got = compare(np.array([0.0, 1.0, inf]), np.array([0.5, 1.0, inf]))
+    assert got.tolist() == [[0, 0, ONLY_WE], [1, 2, ONLY_WE], [ONLY_THEY, ONLY_THEY, NEITHER]]
+
+
+def test_vectorised_tiebreaks_match_the_engine():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        hand = rng.choice(cards.NUM_NUMBER_CARDS, size=(2, 4), replace=False)
+        a, b = hand[0].tolist(), hand[1].tolist()
+        assert (_key(np.array(a)).min() < _key(np.array(b)).min()) == (
+            key_card(a, "low") < key_card(b, "low"))
+        assert (_key(np.array(a)).max() > _key(np.array(b)).max()) == (
+            key_card(a, "high") > key_card(b, "high"))
+        assert (_suit_rank(hand[:1])[0] < _suit_rank(hand[1:])[0]) == (
+            suit_order(a) < suit_order(b))
+
+
+def test_estimator_samples_are_deterministic_and_cached():
+    est = Estimator(RuleSet.preset("standard"))
+    low, high = est.completions([3, 7], "+-/", 0, 0, up_left=2, hidden_unknown=False)
+    again = Estimator(RuleSet.preset("standard")).completions([7, 3], "+-/", 0, 0, 2, False)
+    assert low.shape == (64,) and np.array_equal(low, again[0]) and np.array_equal(high, again[1])
+    assert np.all(low >= 0) and np.all(high >= 0)
+    exact = est.completions([8, 3, 1, 4], "-*/", 0, 1, up_left=0, hidden_unknown=False)
+    assert exact[0].tolist() == [0.0] and exact[1].tolist() == [0.0]
+
+
+def test_heuristic_declares_by_expected_value():
+    """Both sides exact (8 3 1 4 with ×): Swing; and it never declares a side it cannot win."""
+    rules = RuleSet.preset("standard")
+    heuristic = agents.make("heuristic", rules)
+    swings = 0
+    for game in play_hands(rules, [heuristic, agents.make("caller", rules)], 300):
+        res = game.result
+        if res.fold_out:
+            continue
+        for seat in (0, 1):
+            if res.declarations[seat] == A.DECLARE_SWING:
+                swings += 1
+                sol = res.solutions[seat]
+                assert sol.low is not None and sol.high is not None
+    assert swings > 0
+
+
+def test_registry():
+    assert agents.names()[:3] == ["random", "caller", "heuristic"]
+    assert "ppo:PATH" in agents.names()
+    assert agents.make("heuristic", "duel", seed=1).name == "heuristic"
+    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+        agents.make("nope")
+    with pytest.raises(ValueError, match="no model file"):
+        agents.make("ppo:/no/such/model.zip")
+    agents.register("always_fold", lambda rules, seed: _Folder(rules, seed))
+    folder = agents.make("always_fold", "standard")
+    assert folder.name == "always_fold"
+
+
+class _Folder(agents.Agent):
+    def act(self, observation, action_mask):
+        return A.FOLD if action_mask[A.FOLD] else int(np.flatnonzero(action_mask)[0])
+
+
+def test_ppo_agent_loads_lazily_and_plays_legally(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    rules = RuleSet.preset("standard")
+    size, num_actions = Encoder(rules).size, A.num_actions(rules.starting_stack)
+
+    class Blank(gym.Env):
+        observation_space = gym.spaces.Box(0.0, 3.0, (size,), np.float32)
+        action_space = gym.spaces.Discrete(num_actions)
+
+        def reset(self, seed=None, options=None):
+            return np.zeros(size, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(size, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(num_actions, bool)
+
+    path = tmp_path / "model.zip"
+    MaskablePPO("MlpPolicy", Blank(), n_steps=8, batch_size=8, seed=0).save(path)
+    bot = agents.make(f"ppo:{path}", rules, seed=0)
+    assert bot._model is None  # nothing loaded yet
+    for game in play_hands(rules, [bot, agents.make("caller", rules)], 20):
+        assert game.phase >= Phase.HAND_OVER
+    assert bot._model is not None
+    with pytest.raises(ValueError, match="shape"):
+        agents.make(f"ppo:{path}", RuleSet.preset("standard", num_players=3)).load()
+
+
+def test_ppo_agent_without_sb3_says_how_to_install(tmp_path, monkeypatch):
+    path = tmp_path / "model.zip"
+    path.write_bytes(b"not really a model")
+    bot = agents.make(f"ppo:{path}", "standard")  # making it imports nothing
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
+    rules = RuleSet.preset("standard")
+    obs = np.zeros(Encoder(rules).size, dtype=np.float32)
+    mask = np.ones(A.num_actions(rules.starting_stack), dtype=np.int8)
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[train\]'"):
+        bot.act(obs, mask)
