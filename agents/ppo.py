@@ -35,12 +35,15 @@ class PPOAgent(Agent):
         if self._model is not None:
             return self._model
         try:
+            import torch
             from sb3_contrib import MaskablePPO
         except ImportError as exc:
             raise ImportError(f"agent {self.name!r} needs the training extra: "
                               f"{INSTALL_HINT}") from exc
         if not self.path.is_file():
             raise FileNotFoundError(f"agent {self.name!r}: no model file {str(self.path)!r}")
+        if torch.get_num_threads() > 1:  # one small forward pass at a time: threads only contend
+            torch.set_num_threads(1)
         model = MaskablePPO.load(str(self.path), device="cpu")
         if self.seed is not None:
             model.set_random_seed(self.seed)

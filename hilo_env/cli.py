@@ -9,6 +9,8 @@
     A round robin with duplicate deals: chips per hand with 95% CIs (``training.evaluate``).
 ``hilo play [--opponent heuristic] [--rules R] [--hands 3] [--seed 0] [--seat 0]``
     Play hands in the terminal against any registered agent (``agents.play``).
+``hilo train configs/train/selfplay.yaml [--total-timesteps N] [--output-dir D] [--name N]``
+    Self-play MaskablePPO training (``training.selfplay``); the config is checked first.
 
 Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2.
 Each subcommand is a ``_cmd_*`` function registered in ``build_parser``; add new ones there.
@@ -97,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 acts first (default 0)")
     p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config",
+                       description="Train a MaskablePPO agent as a config says (fields: "
+                                   "training/config.py); needs the train extra.")
+    p.add_argument("config", help="a training config, such as configs/train/selfplay.yaml")
+    p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
+    p.add_argument("--output-dir", help="override output_dir")
+    p.add_argument("--name", help="override the run name")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_train)
     return parser
 
 
@@ -225,6 +237,34 @@ def _cmd_play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
         print("\nBye.")
     return EXIT_OK
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from training.config import TrainConfig
+
+    overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
+                                   ("output_dir", args.output_dir), ("name", args.name))
+                 if v is not None}
+    config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
+    try:
+        from training.selfplay import train
+    except ImportError as exc:
+        raise _UsageError(f"training needs the train extra (pip install -e '.[train]'): "
+                          f"{exc}") from None
+    print(f"training {config.name}: {config.total_timesteps:,} decisions, outputs in "
+          f"{config.run_dir}/ (tensorboard --logdir {config.run_dir}/tb)")
+    try:
+        model = train(config, progress=not args.no_progress, on_eval=_print_eval)
+    except KeyboardInterrupt:
+        print("hilo: training interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"model saved to {model}")
+    return EXIT_OK
+
+
+def _print_eval(step: int, scores: dict[str, tuple[float, float]]) -> None:
+    line = ", ".join(f"{name} {mean:+.2f} ± {ci:.2f}" for name, (mean, ci) in scores.items())
+    print(f"[{step:,} decisions] chips per hand against {line}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+"""Training: the config is checked before any work, and a tiny run trains and evaluates."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from hilo_env.cli import main
+from training.config import TrainConfig
+
+SMOKE = Path(__file__).resolve().parent.parent / "configs" / "train" / "smoke.yaml"
+SELFPLAY = SMOKE.with_name("selfplay.yaml")
+
+
+def test_shipped_configs_are_valid() -> None:
+    for path in SMOKE.parent.glob("*.yaml"):
+        TrainConfig.from_yaml(path)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("num_envs: 0\n", "'num_envs' = 0"),
+    ("lr: 0.1\n", r"unknown config field\(s\) \['lr'\]"),
+    ("gamma: 1.5\n", "'gamma' = 1.5"),
+    ("net_arch: 64\n", "'net_arch' = 64"),
+    ("baselines: [wizard]\n", "unknown agent 'wizard'"),
+    ("rules: poker\n", "unknown rules 'poker'"),
+    ("- a list\n", "expected a mapping"),
+])
+def test_bad_config_fails_before_any_work(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        TrainConfig.from_yaml(path)
+
+
+def test_cli_rejects_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("total_timesteps: -5\n")
+    assert main(["train", str(path), "--output-dir", str(tmp_path)]) == 2
+    assert "'total_timesteps' = -5" in capsys.readouterr().err
+    assert not (tmp_path / "selfplay").exists()
+
+
+def test_smoke_training_run(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("sb3_contrib")
+    assert main(["train", str(SMOKE), "--output-dir", str(tmp_path), "--no-progress"]) == 0
+    run = tmp_path / "smoke"
+    assert (run / "model.zip").is_file() and (run / "config.yaml").is_file()
+    assert any((run / "tb").glob("events.out.tfevents.*"))
+    assert any((run / "checkpoints").glob("snapshot_*.zip"))  # the pool got a snapshot
+    with open(run / "evaluations.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["opponent"] for r in rows} == {"random", "caller"}
+    assert all(float(r["ci95"]) > 0 for r in rows)
+    assert "chips per hand against random" in capsys.readouterr().out
+    # the trained model plays as a registered agent
+    assert main(["tournament", f"ppo:{run / 'model.zip'}", "random", "--hands", "20",
+                 "--no-progress"]) == 0

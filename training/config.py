@@ -1,0 +1,147 @@
+"""The training run's settings: one dataclass, one docstring per field, read from YAML.
+
+Every field is checked before any work starts, so a typo fails in a second, not an hour in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import agents
+from hilo_env.rules import RuleSet, resolve
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Self-play MaskablePPO on the batched simulator against a pool of opponents."""
+
+    name: str = "selfplay"
+    """Run name: outputs go to ``<output_dir>/<name>/``."""
+    output_dir: str = "runs"
+    """Folder for TensorBoard logs, checkpoints, evaluations and the final model."""
+    rules: str = "standard"
+    """Rule preset name or YAML path the agent trains on."""
+    seed: int = 0
+    """Seeds the simulator, the opponents and the network initialisation."""
+    total_timesteps: int = 2_000_000
+    """Learner decisions to train for."""
+    num_envs: int = 256
+    """Games simulated at once (the learner sits in one seat of each)."""
+    torch_threads: int = 1
+    """Torch CPU threads; 1 suits small networks on a 2-core machine."""
+    # ---- PPO ----
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    n_steps: int = 64
+    """Decisions collected per game between updates (rollout = n_steps * num_envs)."""
+    batch_size: int = 4096
+    """Minibatch size of each gradient step."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    gamma: float = 1.0
+    """Discount: a hand lasts a few decisions, and only its chips count."""
+    gae_lambda: float = 0.95
+    """GAE smoothing of advantages."""
+    clip_range: float = 0.2
+    """PPO's ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus, keeps the policy exploring early on."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks."""
+    reward_scale: float = 0.1
+    """Rewards (net chips per hand) are multiplied by this for learning."""
+    # ---- opponents ----
+    baselines: list[str] = field(default_factory=lambda: ["random", "caller", "heuristic"])
+    """Registered agents always in the opponent pool."""
+    snapshot_every: int = 200_000
+    """Decisions between frozen snapshots of the learner added to the pool (0: never)."""
+    max_snapshots: int = 4
+    """Snapshots kept in the pool (the oldest leave first)."""
+    snapshot_share: float = 0.5
+    """Share of games played against snapshots once there are any."""
+    # ---- evaluation and checkpoints ----
+    eval_every: int = 250_000
+    """Decisions between evaluations against the baselines (0: only at the end)."""
+    eval_hands: int = 2_000
+    """Duplicate deals per baseline in each evaluation."""
+    checkpoint_every: int = 500_000
+    """Decisions between saved checkpoints (0: only the final model)."""
+
+    def __post_init__(self) -> None:
+        for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
+                     "eval_hands", "torch_threads"):
+            _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
+                     getattr(self, name), "an integer >= 1")
+        for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
+                     "seed"):
+            _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
+                     getattr(self, name), "an integer >= 0")
+        for name in ("learning_rate", "clip_range", "vf_coef", "max_grad_norm", "reward_scale"):
+            value = getattr(self, name)
+            _require(_is_number(value) and value > 0, name, value, "a number > 0")
+        for name in ("gamma", "gae_lambda", "snapshot_share"):
+            value = getattr(self, name)
+            _require(_is_number(value) and 0 <= value <= 1, name, value, "a number in [0, 1]")
+        _require(_is_number(self.ent_coef) and self.ent_coef >= 0, "ent_coef", self.ent_coef,
+                 "a number >= 0")
+        _require(isinstance(self.net_arch, list) and bool(self.net_arch)
+                 and all(_is_int(h) and h >= 1 for h in self.net_arch), "net_arch",
+                 self.net_arch, "a non-empty list of layer sizes, such as [256, 256]")
+        _require(isinstance(self.baselines, list) and bool(self.baselines), "baselines",
+                 self.baselines, f"a non-empty list of agent names from {agents.names()}")
+        for name in self.baselines:
+            agents.check(name)
+        _require(isinstance(self.name, str) and bool(self.name) and "/" not in self.name,
+                 "name", self.name, "a non-empty run name without '/'")
+        self.rule_set()  # a bad preset or rules file fails here
+
+    def rule_set(self) -> RuleSet:
+        """The RuleSet trained on."""
+        return resolve(self.rules)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.output_dir) / self.name
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, **overrides: Any) -> TrainConfig:
+        """Read a config; unknown or ill-typed fields raise ValueError naming them."""
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"no training config at {str(path)!r}")
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected a mapping of config fields")
+        data.update(overrides)
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown config field(s) {unknown}; fields are "
+                             f"{sorted(known)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _require(ok: bool, name: str, value: Any, allowed: str) -> None:
+    if not ok:
+        raise ValueError(f"config field {name!r} = {value!r} is not allowed: {allowed}")

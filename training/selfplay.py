@@ -1,0 +1,168 @@
+"""Self-play MaskablePPO on the batched simulator. Reads top to bottom, like CleanRL's scripts.
+
+    hilo train configs/train/selfplay.yaml
+
+1. the config is checked and logged (every hyperparameter, to TensorBoard and config.yaml);
+2. the learner plays one seat of ``num_envs`` simulated games; the other seats are played by an
+   opponent pool: the baseline agents, joined every ``snapshot_every`` decisions by a frozen
+   copy of the learner (the oldest copies leave after ``max_snapshots``);
+3. every ``eval_every`` decisions the learner plays duplicate deals against each baseline and
+   logs its chips per hand with a 95% confidence interval (``eval/<baseline>``);
+4. checkpoints every ``checkpoint_every`` decisions, and ``model.zip`` at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+import agents
+from hilo_env.rules import RuleSet
+from hilo_env.vector import HiLoVectorEnv, Policy, make_sb3_vec_env, sb3_policy
+from training.config import TrainConfig
+from training.evaluate import play_table
+
+
+def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str], hands: int,
+                   seed: int) -> dict[str, tuple[float, float]]:
+    """Mean chips per hand of a saved model (and 95% CI) against each baseline, duplicate deals."""
+    scores = {}
+    for name in baselines:
+        learner = agents.make(f"ppo:{model_path}", rules, seed=seed)
+        table = play_table([learner, agents.make(name, rules, seed=seed + 1)], rules,
+                           deals=hands, seed=seed)
+        scores[name] = table.score(0)
+    return scores
+
+
+class OpponentPool:
+    """The baselines plus frozen snapshots of the learner, dealt out over the games."""
+
+    def __init__(self, config: TrainConfig, rules: RuleSet) -> None:
+        self.config = config
+        self.baselines: list[Policy] = [agents.make(name, rules, seed=config.seed + i).act_batch
+                                        for i, name in enumerate(config.baselines)]
+        self.snapshots: list[Policy] = []
+
+    def add_snapshot(self, path: Path) -> None:
+        """Freeze the learner as saved at ``path`` and add it to the pool."""
+        from sb3_contrib import MaskablePPO
+
+        frozen = MaskablePPO.load(str(path), device="cpu")
+        self.snapshots = [*self.snapshots, sb3_policy(frozen)][-self.config.max_snapshots:]
+
+    def policies(self, num_envs: int) -> list[Policy]:
+        """One opponent per game: ``snapshot_share`` of games against snapshots, the rest
+        against the baselines in turn."""
+        if not self.snapshots:
+            return self.baselines
+        against_snapshots = round(num_envs * self.config.snapshot_share)
+        return [self.snapshots[i % len(self.snapshots)] if i < against_snapshots
+                else self.baselines[i % len(self.baselines)] for i in range(num_envs)]
+
+
+def _scaled_rewards(vec_env: Any, scale: float) -> Any:
+    """The SB3 VecEnv with its rewards multiplied by ``scale``."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class ScaleReward(VecEnvWrapper):
+        def reset(self) -> np.ndarray:
+            return self.venv.reset()
+
+        def step_wait(self) -> tuple:
+            obs, rewards, dones, infos = self.venv.step_wait()
+            return obs, rewards * scale, dones, infos
+
+    return ScaleReward(vec_env)
+
+
+def train(config: TrainConfig, progress: bool = True,
+          on_eval: Callable[[int, dict[str, tuple[float, float]]], None] | None = None) -> Path:
+    """Train as ``config`` says; returns the path of the final model."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import HParam, configure
+
+    # small networks on a 2-core machine: one torch thread leaves the other core to the
+    # simulator (two threads contend and run several times slower)
+    torch.set_num_threads(config.torch_threads)
+
+    # ---- 1. config, output folder, logging ----------------------------------------------------
+    rules = config.rule_set()
+    run_dir = config.run_dir
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    logger = configure(str(run_dir / "tb"), ["tensorboard", "csv"])
+
+    # ---- 2. the simulator, the opponents and the learner -------------------------------------
+    pool = OpponentPool(config, rules)
+    env = HiLoVectorEnv(rules, config.num_envs, opponents=pool.policies(config.num_envs),
+                        seed=config.seed)
+    vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
+    model = MaskablePPO(
+        "MlpPolicy", vec_env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
+    model.set_logger(logger)
+    evals_path = run_dir / "evaluations.csv"
+
+    def evaluate(step: int) -> None:
+        path = run_dir / "checkpoints" / "eval_model.zip"
+        model.save(path)
+        scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed)
+        with open(evals_path, "a", newline="") as f:
+            writer = csv.writer(f)
+            for name, (mean, ci) in scores.items():
+                logger.record(f"eval/{name}_chips_per_hand", mean)
+                logger.record(f"eval/{name}_ci95", ci)
+                writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
+        logger.dump(step)
+        if on_eval is not None:
+            on_eval(step, scores)
+
+    class Schedule(BaseCallback):
+        """Snapshots into the pool, evaluations and checkpoints, on their decision counts."""
+
+        def _on_training_start(self) -> None:
+            hparams = {k: str(v) if isinstance(v, list) else v
+                       for k, v in config.to_dict().items()}
+            self.logger.record("hparams", HParam(hparams, {"eval/heuristic_chips_per_hand": 0}),
+                               exclude=("stdout", "csv"))
+
+        def _on_step(self) -> bool:
+            before, now = self.num_timesteps - self.training_env.num_envs, self.num_timesteps
+
+            def crossed(every: int) -> bool:
+                return every > 0 and now // every > before // every
+
+            if crossed(config.snapshot_every):
+                path = run_dir / "checkpoints" / f"snapshot_{now}.zip"
+                self.model.save(path)
+                pool.add_snapshot(path)
+                env.set_opponents(pool.policies(config.num_envs))
+            if crossed(config.checkpoint_every):
+                self.model.save(run_dir / "checkpoints" / f"model_{now}.zip")
+            if crossed(config.eval_every):
+                evaluate(now)
+            return True
+
+    # ---- 3. learn, save, and a last evaluation --------------------------------------------------
+    with open(evals_path, "w", newline="") as f:
+        csv.writer(f).writerow(["timesteps", "opponent", "chips_per_hand", "ci95"])
+    start = time.perf_counter()
+    model.learn(total_timesteps=config.total_timesteps, callback=Schedule(),
+                progress_bar=progress)
+    final = run_dir / "model.zip"
+    model.save(final)
+    logger.record("time/train_seconds", time.perf_counter() - start)
+    evaluate(model.num_timesteps)
+    return final
