@@ -33,12 +33,38 @@ def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str],
                    seed: int) -> dict[str, tuple[float, float]]:
     """Mean chips per hand of a saved model (and 95% CI) against each baseline, duplicate deals."""
     scores = {}
-    for name in baselines:
+    for name in dict.fromkeys(baselines):  # a baseline listed twice weighs the pool, once here
         learner = agents.make(f"ppo:{model_path}", rules, seed=seed)
         table = play_table([learner, agents.make(name, rules, seed=seed + 1)], rules,
                            deals=hands, seed=seed)
         scores[name] = table.score(0)
     return scores
+
+
+def plot_learning_curve(evaluations: str | Path, path: str | Path) -> Path:
+    """Chips per hand against each baseline at each evaluation (95% CI), from a run's
+    ``evaluations.csv``, saved as a picture; returns its path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(evaluations) as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for name in dict.fromkeys(r["opponent"] for r in rows):
+        mine = [r for r in rows if r["opponent"] == name]
+        ax.errorbar([int(r["timesteps"]) for r in mine], [float(r["chips_per_hand"]) for r in mine],
+                    yerr=[float(r["ci95"]) for r in mine], marker="o", capsize=3, label=name)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(xlabel="learner decisions", ylabel="chips per hand (95% CI)",
+           title="MaskablePPO against the baselines, duplicate deals")
+    ax.legend()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
 
 
 class OpponentPool:
@@ -165,4 +191,5 @@ def train(config: TrainConfig, progress: bool = True,
     model.save(final)
     logger.record("time/train_seconds", time.perf_counter() - start)
     evaluate(model.num_timesteps)
+    plot_learning_curve(evals_path, run_dir / "learning_curve.png")
     return final
