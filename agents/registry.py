@@ -5,6 +5,9 @@
 | ``random``      | :class:`agents.baselines.RandomAgent`                          |
 | ``caller``      | :class:`agents.baselines.CallerAgent`                          |
 | ``heuristic``   | :class:`agents.baselines.HeuristicAgent`                       |
+| ``ppo``         | the shipped MaskablePPO policy, ``agents/models/ppo_standard.zip`` |
+|                 | (standard rules, 2 players; trained by                         |
+|                 | ``hilo train configs/train/ppo_standard.yaml``)                |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
 """
@@ -20,11 +23,20 @@ from hilo_env.rules import RuleSet, resolve
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
+SHIPPED_PPO = Path(__file__).resolve().parent / "models" / "ppo_standard.zip"
+"""The trained policy behind the name ``ppo``."""
+
+def _shipped_ppo(rules: RuleSet, seed: int | None) -> Agent:
+    from agents.ppo import PPOAgent  # torch stays unimported until a model is asked for
+
+    return PPOAgent(rules, SHIPPED_PPO, seed=seed)
+
 
 _REGISTRY: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "caller": CallerAgent,
     "heuristic": HeuristicAgent,
+    "ppo": _shipped_ppo,
 }
 
 
