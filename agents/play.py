@@ -93,7 +93,7 @@ class _Seats:
     def __init__(self, game: Game, agents: dict[int, Agent]) -> None:
         self.encoder = Encoder(game.rules)
         self.agents = agents
-        self.num_actions = A.num_actions(game.rules.starting_stack)
+        self.num_actions = A.num_actions(game.rules.max_cap)
 
     def act(self, game: Game) -> int:
         seat = game.current_player

@@ -1,7 +1,9 @@
 """Action ids and their text forms, shared by the engine, the environments and the agents.
 
 Every decision of the game (a bet, the forced discard after a ×, the declaration) is one
-integer in a single ``Discrete`` space whose size grows with the starting stack:
+integer in a single ``Discrete(num_actions(rules.max_cap))`` space, whose size grows with the
+largest betting cap of the rule set (:attr:`hilo_env.rules.RuleSet.max_cap`: the starting stack,
+or more in a match of 3 or more players where eliminations can leave bigger smallest stacks):
 
 | id          | text          | meaning                                             |
 |-------------|---------------|-----------------------------------------------------|
@@ -14,7 +16,8 @@ integer in a single ``Discrete`` space whose size grows with the starting stack:
 | 6           | ``low``       | declare Low (target 1)                              |
 | 7           | ``high``      | declare High (target 20)                            |
 | 8           | ``swing``     | declare Swing (both targets)                        |
-| 9 + N - 1   | ``raise N``   | bet or raise so the total wager becomes N (1..stack)|
+| 9 + N - 1   | ``raise N``   | bet or raise so the total wager becomes N           |
+|             |               | (N in 1..``max_cap``; legal up to the hand's cap)   |
 
 ``bet N`` is read as ``raise N``; ``discard −`` and ``discard ×`` are accepted too.
 """
@@ -42,9 +45,13 @@ _ALIASES = {
 }
 
 
-def num_actions(starting_stack: int) -> int:
-    """Size of the action space for a given starting stack (the largest possible cap)."""
-    return FIRST_RAISE + starting_stack
+def num_actions(max_total: int) -> int:
+    """Size of the action space whose largest raise is ``raise max_total``.
+
+    Give it ``rules.max_cap`` (the largest betting cap a hand can have), not the starting
+    stack: after an elimination a hand's cap can exceed the starting stack.
+    """
+    return FIRST_RAISE + max_total
 
 
 def raise_to(total: int) -> int:

@@ -59,6 +59,23 @@ class RuleSet:
         """How many betting rounds a hand has."""
         return self.deal.count(BET)
 
+    @property
+    def max_cap(self) -> int:
+        """The largest betting cap any hand of this rule set can have; action spaces are
+        sized from it (raises ``1..max_cap``).
+
+        A hand's cap is the smallest stack among the players still in the match. In the
+        first hand every stack is ``starting_stack``, and with 2 players the smaller of two
+        stacks is at most half the chips, so the cap never exceeds ``starting_stack`` when
+        ``hands_per_episode == 1`` or ``num_players == 2``. Otherwise eliminations move chips
+        to fewer players (3 players, 4 chips: stacks 6, 6, 0 make a cap of 6): with ``k >= 2``
+        players left (a match ends with one) the smallest stack is at most the chips in play
+        over ``k``, so at most ``num_players * starting_stack // 2``.
+        """
+        if self.hands_per_episode == 1 or self.num_players == 2:
+            return self.starting_stack
+        return self.num_players * self.starting_stack // 2
+
     @classmethod
     def preset(cls, name: str = "standard", **overrides: Any) -> RuleSet:
         """A preset by name (``standard``, ``classic``, ``duel``), with field overrides."""

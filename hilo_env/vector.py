@@ -179,7 +179,7 @@ class VectorGame:
         r = self.rules
         self.num_games = N = int(num_games)
         self.num_players = n = r.num_players
-        self.num_actions = A.num_actions(r.starting_stack)
+        self.num_actions = A.num_actions(r.max_cap)
         self.deal_source = deal_source
         self.rng = np.random.default_rng(seed)
         self._layout = layout(r)
@@ -236,8 +236,9 @@ class VectorGame:
         self.match_over = np.zeros(N, bool)
         self._table: np.ndarray | None = None
         self._all_codes: np.ndarray | None = None
-        rows = _BET_CODE + 2 * (r.starting_stack + 1) ** 2
-        if rows * self.num_actions <= MASK_TABLE_BYTES:
+        self._above, self._upto = self._factor_tables()
+        rows = _BET_CODE + 2 * (r.max_cap + 1) ** 2
+        if rows * self.num_actions <= MASK_TABLE_BYTES:  # else two lookups per row
             self._table = self._mask_rows(np.arange(rows))
         self.reset()
 
@@ -357,9 +358,12 @@ class VectorGame:
 
     # ---- legal actions, masks ------------------------------------------------------------
     # Each game's legal set is one "mask code": 0 none, 1..8 a × discard (1 + a bit each for
-    # + − × held), 9 the declaration, _BET_CODE + (high * (S + 1) + top) * 2 + call for a
-    # betting decision (highest wager, largest raise total in the action space, 1 if the
-    # player must call). A table holds the mask row of every code (when it is small).
+    # + − × held), 9 the declaration, _BET_CODE + (high * (C + 1) + cap) * 2 + call for a
+    # betting decision (highest wager, the hand's cap, 1 if the player must call), where
+    # C = rules.max_cap bounds every cap (so every raise up to the cap is in the action space).
+    # A table holds the mask row of every code when it is at most MASK_TABLE_BYTES (the
+    # 2-player presets, 100 chips: 2.2 MB); otherwise a row is the AND of a row of two small
+    # tables (_factor_tables: as fast at 16,384 games, a little slower than one lookup).
 
     def _codes(self, g: np.ndarray) -> np.ndarray:
         """Mask codes of games ``g``; those of the whole batch are kept until the next
@@ -378,12 +382,12 @@ class VectorGame:
                 and bool((g[1:] - g[:-1] == 1).all()))
 
     def _compute_codes(self, g: np.ndarray) -> np.ndarray:
-        N, S = self.num_games, self.rules.starting_stack
+        N, C = self.num_games, self.rules.max_cap
         ph = self.phase.take(g)
         fl = self.current.take(g) * N + g
         high = self.wagers.take(g, axis=1).max(0)
         must_call = self.wagers.reshape(-1).take(fl) < high
-        code = (high * (S + 1) + np.minimum(self.cap.take(g), S)) * 2 + must_call + _BET_CODE
+        code = (high * (C + 1) + self.cap.take(g)) * 2 + must_call + _BET_CODE
         other = ph != P_BET
         if other.any():
             i = other.nonzero()[0]
@@ -395,37 +399,52 @@ class VectorGame:
                               + 4 * (held[:, OP_TIMES] & self._discard_times))
         return code
 
+    def _factor_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Two tables whose rows ``above[i] & upto[j]`` make the mask row of every code (see
+        ``_factors``). ``above``: the rows of the codes below _BET_CODE, then per (highest
+        wager h, must call) fold, check or call and the raises to more than h; ``upto``: per
+        cap, everything but the raises above the cap, then a row of ones (other codes)."""
+        C, width = self.rules.max_cap, self.num_actions
+        above = np.zeros((_BET_CODE + 2 * (C + 1), width), bool)
+        for code in range(1, 9):  # a × discard: 1 + a bit each for + − × held
+            above[code, [A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY]] = [
+                (code - 1) & 1, (code - 1) & 2, (code - 1) & 4]
+        above[_DECLARE_CODE, [A.DECLARE_LOW, A.DECLARE_HIGH]] = True
+        above[_DECLARE_CODE, A.DECLARE_SWING] = self.rules.swing
+        ids, totals = np.arange(width), np.arange(C + 1)[:, None]
+        bet = above[_BET_CODE:].reshape(C + 1, 2, width)
+        bet[:] = (ids >= A.FIRST_RAISE + totals)[:, None, :]
+        bet[:, :, A.FOLD] = True
+        bet[:, 0, A.CHECK] = True
+        bet[:, 1, A.CALL] = True
+        upto = np.ones((C + 2, width), bool)
+        upto[:C + 1] = (ids < A.FIRST_RAISE) | (ids < A.FIRST_RAISE + totals)
+        return above, upto
+
+    def _factors(self, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of ``_above`` and ``_upto`` whose AND is the mask row of each code."""
+        C = self.rules.max_cap
+        c = code - _BET_CODE
+        bet = c >= 0
+        h, cap = np.divmod(c >> 1, C + 1)
+        return (np.where(bet, _BET_CODE + 2 * h + (c & 1), code),
+                np.where(bet, cap, C + 1))
+
     def _mask_rows(self, code: np.ndarray) -> np.ndarray:
-        """The int8 mask rows of mask codes (from the table, or computed)."""
+        """The int8 mask rows of mask codes (one table lookup, or two and an AND)."""
         if self._table is not None:
             return self._table.take(code, axis=0)
-        S, width = self.rules.starting_stack, self.num_actions
-        bet = code >= _BET_CODE
-        c = np.maximum(code - _BET_CODE, 0)
-        high, top = c // 2 // (S + 1), c // 2 % (S + 1)
-        ids = np.arange(width, dtype=np.int64)
-        lo = np.where(bet, A.FIRST_RAISE + high, width)
-        m = (ids >= lo[:, None]) & (ids < (A.FIRST_RAISE + top)[:, None])
-        m[:, A.FOLD] = bet
-        m[:, A.CHECK] = bet & (c % 2 == 0)
-        m[:, A.CALL] = bet & (c % 2 == 1)
-        d = code - 1
-        disc = (code >= 1) & (code <= 8)
-        m[:, A.DISCARD_PLUS] = disc & (d & 1 > 0)
-        m[:, A.DISCARD_MINUS] = disc & (d & 2 > 0)
-        m[:, A.DISCARD_MULTIPLY] = disc & (d & 4 > 0)
-        decl = code == _DECLARE_CODE
-        m[:, A.DECLARE_LOW] = decl
-        m[:, A.DECLARE_HIGH] = decl
-        m[:, A.DECLARE_SWING] = decl & self.rules.swing
-        return m.view(np.int8)
+        i, j = self._factors(code)
+        return (self._above.take(i, axis=0) & self._upto.take(j, axis=0)).view(np.int8)
 
     def _legal(self, g: np.ndarray, a: np.ndarray) -> np.ndarray:
         """(k,) bool: action ``a`` (in range) is legal in its game."""
-        code = self._codes(g)
+        code, width = self._codes(g), self.num_actions
         if self._table is not None:
-            return self._table.reshape(-1).take(code * self.num_actions + a).view(bool)
-        return self._mask_rows(code)[np.arange(g.size), a].view(bool)
+            return self._table.reshape(-1).take(code * width + a).view(bool)
+        i, j = self._factors(code)
+        return (self._above.reshape(-1).take(i * width + a)
+                & self._upto.reshape(-1).take(j * width + a))
 
     def legal(self, actions: np.ndarray | Sequence[int],
               games: np.ndarray | Sequence[int] | None = None) -> np.ndarray:

@@ -94,7 +94,7 @@ def test_act_batch_is_legal():
 
 def test_random_is_seeded():
     rules = RuleSet.preset("standard")
-    mask = np.zeros(A.num_actions(100), dtype=np.int8)
+    mask = np.zeros(A.num_actions(rules.max_cap), dtype=np.int8)
     mask[[A.FOLD, A.CALL, *range(A.raise_to(5), A.raise_to(100) + 1)]] = 1
     obs = np.zeros(Encoder(rules).size, dtype=np.float32)
     runs = [[agents.make("random", rules, seed=s).act(obs, mask) for _ in range(20)]
@@ -261,7 +261,7 @@ def test_ppo_agent_loads_lazily_and_plays_legally(tmp_path):
     from sb3_contrib import MaskablePPO
 
     rules = RuleSet.preset("standard")
-    size, num_actions = Encoder(rules).size, A.num_actions(rules.starting_stack)
+    size, num_actions = Encoder(rules).size, A.num_actions(rules.max_cap)
 
     class Blank(gym.Env):
         observation_space = gym.spaces.Box(0.0, 3.0, (size,), np.float32)
@@ -294,6 +294,6 @@ def test_ppo_agent_without_sb3_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
     rules = RuleSet.preset("standard")
     obs = np.zeros(Encoder(rules).size, dtype=np.float32)
-    mask = np.ones(A.num_actions(rules.starting_stack), dtype=np.int8)
+    mask = np.ones(A.num_actions(rules.max_cap), dtype=np.int8)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[train\]'"):
         bot.act(obs, mask)

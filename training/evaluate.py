@@ -119,7 +119,7 @@ def play_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed:
     if len(players) != n:
         raise ValueError(f"a table of these rules seats {n} agents, not {len(players)}")
     encoder = Encoder(rules)
-    num_actions = A.num_actions(rules.starting_stack)
+    num_actions = A.num_actions(rules.max_cap)
     per_deal = np.zeros((deals, n))
     house = 0
     records: list[list[DealRecord]] = []
