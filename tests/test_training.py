@@ -58,3 +58,14 @@ def test_smoke_training_run(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
     # the trained model plays as a registered agent
     assert main(["tournament", f"ppo:{run / 'model.zip'}", "random", "--hands", "20",
                  "--no-progress"]) == 0
+
+
+def test_shipped_ppo_agent_plays_legally_and_beats_random() -> None:
+    pytest.importorskip("sb3_contrib")
+    import agents
+    from training.evaluate import tournament
+
+    assert agents.registry.SHIPPED_PPO.is_file()
+    result = tournament(["ppo", "random"], "standard", hands=400, seed=5, progress=False)
+    mean, ci, hands = result.overall("ppo")
+    assert hands == 400 and mean - ci > 0
