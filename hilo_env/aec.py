@@ -62,8 +62,9 @@ class raw_env(AECEnv):
         n = self.rules.num_players
         self.possible_agents = [player_name(i) for i in range(n)]
         self.agents = self.possible_agents[:]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = Encoder(self.rules)
-        num_actions = A.num_actions(self.rules.starting_stack)
+        self._num_actions = num_actions = A.num_actions(self.rules.starting_stack)
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, float(max(n, 3)), (self.encoder.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
@@ -95,24 +96,30 @@ class raw_env(AECEnv):
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._obs = {}
         self._hand_ended = False
-        self.agent_selection = player_name(self.game.current_player)
+        self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask, built once per state and agent."""
-        if agent not in self._obs:
-            seat = self.possible_agents.index(agent)
+        obs = self._obs.get(agent)
+        if obs is None:
+            seat = self._seats[agent]
             game = self.game
-            mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
             if game.current_player == seat and agent == self.agent_selection:
-                action_mask(game, mask)
-            self._obs[agent] = {"observation": self.encoder.encode(game, seat),
-                                "action_mask": mask}
-        return self._obs[agent]
+                mask = action_mask(game)
+            else:
+                mask = np.zeros(self._num_actions, dtype=np.int8)
+            obs = self._obs[agent] = {"observation": self.encoder.encode(game, seat),
+                                      "action_mask": mask}
+        return obs
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            selected, kept = self.agent_selection, self._obs.get(self.agent_selection)
+            if kept is not None and self._seats[selected] == self.game.current_player:
+                # selected again to act in the same state: the kept mask is all zeros
+                self._obs[selected] = {**kept, "action_mask": action_mask(self.game)}
             return
         game = self.game
         game.step(int(action))
@@ -126,7 +133,7 @@ class raw_env(AECEnv):
             if self._hand_ended:
                 self.rewards = dict.fromkeys(self.agents, 0.0)
                 self._hand_ended = False
-            self.agent_selection = player_name(game.current_player)
+            self.agent_selection = self.possible_agents[game.current_player]
         if self.render_mode == "human":
             self.render()
 
@@ -134,18 +141,20 @@ class raw_env(AECEnv):
         """Rewards and infos of a finished hand; the next hand of a match is dealt at once."""
         game = self.game
         res = game.result
-        self.rewards = {a: float(res.net[self.possible_agents.index(a)]) for a in self.agents}
+        seats = self._seats
+        self.rewards = {a: float(res.net[seats[a]]) for a in self.agents}
         self._hand_ended = True
         for a in self.agents:
-            seat = self.possible_agents.index(a)
+            seat = seats[a]
             sol = res.solutions[seat]
+            low, high = (None, None) if sol is None else (sol.low, sol.high)
             self.infos[a] = {
                 "hand": game.hand_number,
                 "declaration": DECLARATION_NAMES.get(res.declarations[seat]),
-                "low_equation": None if sol is None or sol.low is None else sol.low.equation,
-                "high_equation": None if sol is None or sol.high is None else sol.high.equation,
-                "low_distance": None if sol is None or sol.low is None else sol.low.distance,
-                "high_distance": None if sol is None or sol.high is None else sol.high.distance,
+                "low_equation": None if low is None else low.equation,
+                "high_equation": None if high is None else high.equation,
+                "low_distance": None if low is None else low.distance,
+                "high_distance": None if high is None else high.distance,
                 "payout": res.payouts[seat],
                 "net": res.net[seat],
                 "house": res.house,
@@ -154,10 +163,10 @@ class raw_env(AECEnv):
             self.terminations = dict.fromkeys(self.agents, True)
             return
         for a in self.agents:
-            if game.eliminated[self.possible_agents.index(a)]:
+            if game.eliminated[seats[a]]:
                 self.terminations[a] = True
         game.start_next_hand()
-        self.agent_selection = player_name(game.current_player)
+        self.agent_selection = self.possible_agents[game.current_player]
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -137,16 +137,25 @@ def deck_str(cards: Iterable[int]) -> str:
     return " ".join(card_str(c) for c in cards)
 
 
-_MASK64 = (1 << 64) - 1
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX_ROUNDS = ((np.uint64(30), np.uint64(0xBF58476D1CE4E5B9)),
+               (np.uint64(27), np.uint64(0x94D049BB133111EB)))
+_FINAL_SHIFT = np.uint64(31)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64's finaliser on uint64 arrays: a fixed bijection that scrambles bits."""
     with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+        return _mix64(x)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """:func:`mix64` without the overflow guard (uint64 arithmetic wraps by design)."""
+    z = x + _GOLDEN_GAMMA  # a new array: the rounds below may work in place
+    for shift, multiplier in _MIX_ROUNDS:
+        z ^= z >> shift
+        z *= multiplier
+    return z ^ (z >> _FINAL_SHIFT)
 
 
 def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
@@ -160,7 +169,7 @@ def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
     base = np.asarray(hand_seed, dtype=np.uint64) + np.asarray(count, dtype=np.uint64) * \
         np.uint64(DECK_SIZE)
     with np.errstate(over="ignore"):
-        return mix64(base + np.asarray(card_ids, dtype=np.uint64))
+        return _mix64(base + np.asarray(card_ids, dtype=np.uint64))
 
 
 def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = ()) -> list[int]:

@@ -21,6 +21,7 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import compress
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -28,11 +29,13 @@ import numpy as np
 from hilo_env import actions as A
 from hilo_env import cards
 from hilo_env.rules import BET, HIDDEN, UP, RuleSet
-from hilo_env.solver import Solution, solve
+from hilo_env.solver import Solution, solve_unchecked
 
 LOW_TARGET, HIGH_TARGET = 1, 20
 TIE_TOLERANCE = 1e-9
 BASE_OPERATORS = ("+", "-", "/")
+ACTION_TYPES = (int, np.integer)
+"""What an action id may be: a Python or NumPy integer."""
 
 
 class Phase(IntEnum):
@@ -146,7 +149,7 @@ class Game:
     def is_legal(self, action: Any) -> bool:
         """Whether the acting player may take ``action`` now."""
         if self.phase == Phase.BET and self.current_player is not None:
-            if not isinstance(action, int | np.integer):
+            if not isinstance(action, ACTION_TYPES):
                 return False
             check_or_call, lowest, highest = self.bet_options()
             return action in (A.FOLD, check_or_call) or lowest <= action <= highest
@@ -209,7 +212,7 @@ class Game:
         self.multiplies = [0] * n
         self.declarations: list[int | None] = [None] * n
         self.result = None
-        self.cap = min(s for s, e in zip(self.stacks, self.eliminated, strict=True) if not e)
+        self.cap = min(compress(self.stacks, self.in_hand))
         self.round = -1
         self.round_wagers: list[list[int]] = []
         self.acted = [False] * n
@@ -261,8 +264,9 @@ class Game:
     def _put_back(self, seat: int, card: int) -> None:
         """A special that may not be kept goes back into the deck, which is reshuffled."""
         self.deck.append(card)
-        keys = cards.reshuffle_keys(self.hand_seed, self.reshuffles, np.array(self.deck))
-        self.deck = [self.deck[i] for i in np.argsort(keys)[::-1]]
+        deck = np.array(self.deck, dtype=np.uint64)
+        keys = cards.reshuffle_keys(self.hand_seed, self.reshuffles, deck)
+        self.deck = deck[np.argsort(keys)[::-1]].tolist()
         self.reshuffles += 1
         self.log.append(Event("return", seat, card))
 
@@ -381,8 +385,8 @@ class Game:
         solutions: list[Solution | None] = [None] * n
         for seat in self._live_order():
             nums = [c // cards.NUM_SUITS for c in self.number_cards(seat)]
-            sol = solve(nums, self.operators[seat], self.roots[seat],
-                        integer_results=rules.integer_results)
+            sol = solve_unchecked(nums, self.operators[seat], self.roots[seat],
+                                  rules.integer_results)
             solutions[seat] = sol
             for side, eq in (("low", sol.low), ("high", sol.high)):
                 if eq is not None:
