@@ -3,7 +3,7 @@
 | property          | value                                                                    |
 |-------------------|--------------------------------------------------------------------------|
 | agents            | ``player_0`` .. ``player_{n-1}`` (seat 0 acts first in the first hand)   |
-| actions           | ``Discrete(9 + starting_stack)``: see :mod:`hilo_env.actions`            |
+| actions           | ``Discrete(9 + rules.max_cap)``: see :mod:`hilo_env.actions`             |
 | observations      | ``{"observation": Box(float32), "action_mask": Box(int8)}``: see         |
 |                   | :mod:`hilo_env.observation` for every slice                              |
 | rewards           | each player's net chip change, given when a hand ends; they sum to minus |
@@ -64,7 +64,7 @@ class raw_env(AECEnv):
         self.agents = self.possible_agents[:]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = Encoder(self.rules)
-        self._num_actions = num_actions = A.num_actions(self.rules.starting_stack)
+        self._num_actions = num_actions = A.num_actions(self.rules.max_cap)
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, float(max(n, 3)), (self.encoder.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),

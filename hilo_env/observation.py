@@ -221,7 +221,7 @@ def encode(game: Game, seat: int) -> np.ndarray:
 def action_mask(game: Game, out: np.ndarray | None = None) -> np.ndarray:
     """int8 mask over the action space: 1 for each legal action of the acting player (also
     set in ``out`` when given, which is then returned)."""
-    size = A.num_actions(game.rules.starting_stack)
+    size = A.num_actions(game.rules.max_cap)
     if game.phase == _BET and game.current_player is not None:
         bet = _bet_mask(size, *game.bet_options())
         if out is None:

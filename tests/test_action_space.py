@@ -123,3 +123,38 @@ def test_vector_game_without_a_mask_table(players: int, stack: int) -> None:
     seen: Counter = Counter()
     assert run_twin(rules, 32, 200, seed=players, seen=seen) >= 200
     assert seen["eliminated"] > 0 and seen["cap above the starting stack"] > 0, seen
+
+@pytest.mark.parametrize("players", [3, 5, 8])
+def test_aec_env_space_and_masks_cover_the_cap(players: int) -> None:
+    import hilo_env
+
+    env = hilo_env.raw_env("standard", num_players=players, starting_stack=3,
+                           hands_per_episode=20)
+    n = A.num_actions(env.rules.max_cap)
+    rng = np.random.default_rng(players)
+    seen = 0
+    for seed in range(30):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            assert env.action_space(agent).n == n and obs["action_mask"].shape == (n,)
+            legal = np.flatnonzero(obs["action_mask"])
+            assert legal.tolist() == sorted(env.game.legal_actions())
+            seen += env.game.cap > env.rules.starting_stack
+            env.step(int(rng.choice(legal)))
+    assert seen > 0
+
+
+def test_action_mask_offers_the_raise_to_the_cap() -> None:
+    from hilo_env.observation import action_mask
+
+    game = make_game(deal(HIGH20, LOW1, WEAK), num_players=3, starting_stack=4,
+                     hands_per_episode=3)
+    play(game, "raise 4", "call", "call", "high", "low", "high")
+    game.start_next_hand(deal(HIGH20, LOW1))
+    mask = action_mask(game)
+    assert mask.shape == (A.num_actions(6),) and mask[A.raise_to(6)] == 1
+    assert np.flatnonzero(mask).tolist() == game.legal_actions()
