@@ -21,23 +21,13 @@ from hilo_env import actions as A
 from hilo_env import cards, solver
 from hilo_env.engine import Game, Phase
 from hilo_env.observation import Encoder
-from hilo_env.render import DECLARATION_NAMES, player_name, render_text
+from hilo_env.render import DECLARATION_NAMES, describe_legal, player_name, render_text
 from hilo_env.rules import RuleSet, resolve
 
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("", "help", "?", "h")
 ALL_IN_WORDS = ("allin", "all-in", "all in", "shove")
 PROMPT = "your action> "
-
-
-def describe_legal(legal: Sequence[int]) -> str:
-    """Legal actions for people, a run of raises shortened: ``fold, call, raise 3..100``."""
-    raises = [a for a in legal if a >= A.FIRST_RAISE]
-    words = [A.action_to_string(a) for a in legal if a < A.FIRST_RAISE]
-    if raises:
-        lo, hi = A.raise_total(raises[0]), A.raise_total(raises[-1])
-        words.append(f"raise {lo}" if lo == hi else f"raise {lo}..{hi}")
-    return ", ".join(words)
 
 
 def parse_command(text: str, legal: Sequence[int]) -> int:
