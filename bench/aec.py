@@ -3,7 +3,8 @@
 Every env is driven by the same loop (``agent_iter`` + ``last`` + a uniform legal action from
 the mask), so the wrapped ``env()`` of each is compared with the wrapped ``env()`` of the other,
 and ``raw_env()`` with ``raw_env()``. Agent steps count only decisions of live players.
-Median of ``--repeats`` runs of ``--seconds`` each, all in one process.
+Median of ``--repeats`` runs of ``--seconds`` each, all in one process; the envs take turns, run
+by run, so that a change in the machine's load (a shared machine) affects them alike.
 
     .venv/bin/python bench/aec.py            # needs the bench extra: pip install -e ".[bench]"
 """
@@ -63,12 +64,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="runs per env; the median counts")
     args = parser.parse_args()
     envs = {"hilo_env env()": hilo_env.env, "hilo_env raw_env()": hilo_env.raw_env, **peers()}
+    runs: dict[str, list[float]] = {name: [] for name in envs}
+    for i in range(args.repeats):
+        for name, make in envs.items():
+            runs[name].append(steps_per_second(make, args.seconds, seed=i))
     results = {}
-    for name, make in envs.items():
-        runs = [steps_per_second(make, args.seconds, seed=i) for i in range(args.repeats)]
-        results[name] = statistics.median(runs)
+    for name, env_runs in runs.items():
+        results[name] = statistics.median(env_runs)
         print(f"{name:<36} {results[name]:>10,.0f} steps/s  (runs: "
-              + ", ".join(f"{r:,.0f}" for r in runs) + ")", flush=True)
+              + ", ".join(f"{r:,.0f}" for r in env_runs) + ")", flush=True)
     for kind in ("env()", "raw_env()"):
         peer = results.get(f"texas_holdem_no_limit_v6 {kind}")
         if peer:

@@ -90,6 +90,11 @@ def suit_order(number_cards: Sequence[int]) -> list[tuple[int, int]]:
     return sorted((c % cards.NUM_SUITS, -(c // cards.NUM_SUITS)) for c in number_cards)
 
 
+_NOT_COMPARED = ("rng", "_legal", "_options")
+"""What :meth:`Game.__eq__` leaves out: the generator (its state is compared instead) and the
+per-state caches of the legal actions and the bet options."""
+
+
 class Game:
     """One episode of Equation Hi-Lo: the state, the legal actions and the transitions."""
 
@@ -141,10 +146,13 @@ class Game:
 
     def bet_options(self) -> tuple[int, int, int]:
         """At a betting decision: check or call (whichever applies), and the lowest and
-        highest raise actions (lowest > highest when the cap leaves no room)."""
-        high = max(self.wagers)
-        check_or_call = A.CHECK if self.wagers[self.current_player] == high else A.CALL
-        return check_or_call, A.raise_to(high + 1), A.raise_to(self.cap)
+        highest raise actions (lowest > highest when the cap leaves no room); computed once
+        per state, as the mask and the legality check both ask."""
+        if self._options is None:
+            high = max(self.wagers)
+            check_or_call = A.CHECK if self.wagers[self.current_player] == high else A.CALL
+            self._options = check_or_call, A.raise_to(high + 1), A.raise_to(self.cap)
+        return self._options
 
     def is_legal(self, action: Any) -> bool:
         """Whether the acting player may take ``action`` now."""
@@ -163,7 +171,7 @@ class Game:
             self._reject(action, self.legal_actions())
         seat = self.current_player
         self.log.append(Event("action", seat, int(action)))
-        self._legal = None
+        self._legal = self._options = None
         if self.phase == Phase.BET:
             self._bet(seat, action)
         elif self.phase == Phase.DISCARD:
@@ -188,8 +196,8 @@ class Game:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):
             return NotImplemented
-        mine = {k: v for k, v in vars(self).items() if k not in ("rng", "_legal")}
-        theirs = {k: v for k, v in vars(other).items() if k not in ("rng", "_legal")}
+        mine = {k: v for k, v in vars(self).items() if k not in _NOT_COMPARED}
+        theirs = {k: v for k, v in vars(other).items() if k not in _NOT_COMPARED}
         return (mine == theirs
                 and self.rng.bit_generator.state == other.rng.bit_generator.state)
 
@@ -222,6 +230,7 @@ class Game:
         self._deal_queue: list[int] = []
         self._declare_queue: list[int] = []
         self._legal: list[int] | None = None
+        self._options: tuple[int, int, int] | None = None
         self.log.append(Event("hand", -1, {"number": self.hand_number, "button": self.button,
                                            "cap": self.cap, "deck": list(deck or ())}))
         ante = min(self.rules.ante, self.cap)
