@@ -198,3 +198,36 @@ def test_rules_argument_forms(tmp_path) -> None:
         hilo_env.raw_env("poker")
     with pytest.raises(ValueError, match="num_players"):
         hilo_env.env(num_players=9)
+
+
+def test_one_encoder_over_many_games_matches_a_fresh_one() -> None:
+    from hilo_env.engine import Game, Phase
+    from hilo_env.observation import Encoder
+
+    rules = RuleSet.preset(num_players=3)
+    shared = Encoder(rules)
+    rng = np.random.default_rng(8)
+    for seed in range(300):
+        game = Game(rules, np.random.default_rng(seed))
+        while game.phase < Phase.HAND_OVER:
+            seat = game.current_player
+            assert np.array_equal(shared.encode(game, seat), Encoder(rules).encode(game, seat))
+            legal = game.legal_actions()
+            game.step(legal[rng.integers(len(legal))])
+
+
+def test_mask_after_an_elimination_with_every_agent_observed() -> None:
+    env = hilo_env.raw_env(num_players=5, hands_per_episode=4, starting_stack=3)
+    rng = np.random.default_rng(9)
+    for seed in range(40):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            for other in env.agents:
+                env.observe(other)
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert legal.tolist() == sorted(env.game.legal_actions())
+            env.step(int(rng.choice(legal)))
