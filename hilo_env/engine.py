@@ -29,10 +29,8 @@ import numpy as np
 from hilo_env import actions as A
 from hilo_env import cards
 from hilo_env.rules import BET, HIDDEN, UP, RuleSet
-from hilo_env.solver import Solution, solve_unchecked
+from hilo_env.solver import TIE_TOLERANCE, Solution, solve_unchecked
 
-LOW_TARGET, HIGH_TARGET = 1, 20
-TIE_TOLERANCE = 1e-9
 BASE_OPERATORS = ("+", "-", "/")
 ACTION_TYPES = (int, np.integer)
 """What an action id may be: a Python or NumPy integer."""
