@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from hilo_env import actions as A
-from hilo_env.engine import Game, Phase
+from hilo_env.engine import _HAND_OVER, Game, Phase
 from hilo_env.observation import Encoder, action_mask
 from hilo_env.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.rules import RuleSet, resolve
@@ -125,7 +125,7 @@ class raw_env(AECEnv):
         game.step(int(action))
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
-        if game.phase >= Phase.HAND_OVER:
+        if game.phase >= _HAND_OVER:
             self._end_hand()
             self._accumulate_rewards()
             self._deads_step_first()

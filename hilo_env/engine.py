@@ -46,6 +46,10 @@ class Phase(IntEnum):
     MATCH_OVER = 4
 
 
+# Bound once: Python 3.11 looks enum members up slowly, and these are checked at every step.
+_BET, _DISCARD, _HAND_OVER = Phase.BET, Phase.DISCARD, Phase.HAND_OVER
+
+
 class Event(NamedTuple):
     """One line of the hand history: what happened, to whom, with what."""
 
@@ -121,7 +125,7 @@ class Game:
     @property
     def pot(self) -> int:
         """Chips wagered in this hand (zero once it is paid out)."""
-        return 0 if self.phase >= Phase.HAND_OVER else sum(self.wagers)
+        return 0 if self.phase >= _HAND_OVER else sum(self.wagers)
 
     @property
     def highest_wager(self) -> int:
@@ -154,7 +158,7 @@ class Game:
 
     def is_legal(self, action: Any) -> bool:
         """Whether the acting player may take ``action`` now."""
-        if self.phase == Phase.BET and self.current_player is not None:
+        if self.phase == _BET and self.current_player is not None:
             if not isinstance(action, ACTION_TYPES):
                 return False
             check_or_call, lowest, highest = self.bet_options()
@@ -170,9 +174,9 @@ class Game:
         seat = self.current_player
         self.log.append(Event("action", seat, int(action)))
         self._legal = self._options = None
-        if self.phase == Phase.BET:
+        if self.phase == _BET:
             self._bet(seat, action)
-        elif self.phase == Phase.DISCARD:
+        elif self.phase == _DISCARD:
             self._discard(seat, action)
         else:
             self._declare(seat, action)

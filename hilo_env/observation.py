@@ -34,22 +34,18 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from hilo_env import actions as A
 from hilo_env import cards, solver
-from hilo_env.engine import Game, Phase
+from hilo_env.engine import _BET, _DISCARD, _HAND_OVER, Game, Phase
 from hilo_env.rules import RuleSet
 
 NUM_OPERATOR_KINDS = 4
 OPERATOR_SLOT = {"+": 0, "-": 1, "*": 2, "/": 3}
 DISTANCE_SCALE = 20.0
 SOLVER_FEATURES = 5
-
-# The phases checked on every observation, bound once: Python 3.11 looks enum members up slowly.
-_BET, _DISCARD, _HAND_OVER = Phase.BET, Phase.DISCARD, Phase.HAND_OVER
 
 
 def layout(rules: RuleSet) -> dict[str, slice]:
@@ -106,111 +102,163 @@ OPERATOR_COUNTS = _operator_counts()
 
 
 class Encoder:
-    """Builds observations for one rule set (the slice offsets computed once).
+    """Builds observations for one rule set.
 
-    An observation is a copy of its seat's *template* with the chips, the phase and the
-    betting round filled in. The template holds every other slice, which change only when a
-    card is dealt, an operator discarded or a hand started. Templates are kept for the game
-    last encoded and brought up to date when it has moved on: within a hand, a dealt card
-    stays in view, so new cards are the ones past those already shown. The game must change
-    only through its own methods.
+    Every observation is a view of one *table* vector, which holds the slices of every seat
+    at once: each seat's hidden card, call amount and solver slice, and everything shown to
+    all. A seat's observation gathers its own slices from the table, with the seat slots
+    rotated to put it first, through an index fixed per seat. The table is brought up to date
+    once per state of the game last encoded (the length of ``game.log`` counts its changes),
+    so observing every seat of a state costs one update and one gather each. Within a hand,
+    a dealt card stays in view, so new cards are the ones past those already shown. The game
+    must change only through its own methods.
     """
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
-        self.layout = where = layout(rules)
-        self.size = list(where.values())[-1].stop
+        self.layout = layout(rules)
+        self.size = self.layout["hands_left"].stop
         n = rules.num_players
-        self._slots = [[(seat + k) % n for k in range(n)] for seat in range(n)]
-        # where the cards of each seat slot, then the set-aside cards, are one-hot
-        self._pile_offsets = [where["face_up"].start + k * cards.DECK_SIZE for k in range(n)]
-        self._pile_offsets.append(where["set_aside"].start)
+        self._table_layout = table = _table_layout(rules)
+        self._gather = [_gather_index(rules, self.layout, table, seat) for seat in range(n)]
         self._stack = float(rules.starting_stack)
-        self._phase_at, self._betting_at = where["phase"].start, where["betting_round"].start
-        self._chips_at, self._pot_at = where["in_hand"].start, where["pot"].start
-        self._to_call_at = where["to_call"].start
+        # where the cards of each seat, then the set-aside cards, are one-hot
+        self._pile_offsets = [table["face_up"].start + s * cards.DECK_SIZE for s in range(n)]
+        self._pile_offsets.append(table["set_aside"].start)
+        self._hidden_offsets = [table["hidden"].start + s * cards.NUM_NUMBER_CARDS
+                                for s in range(n)]
+        self._operators = slice(table["operators"].start, table["roots"].stop)
+        n_rounds = rules.num_bet_rounds
+        self._rounds_not_begun = [[0] * ((n_rounds - r) * n) for r in range(n_rounds + 1)]
+        self._phase_one_hots = {(phase, r): _phase_one_hot(phase, r, n_rounds)
+                                for phase in Phase for r in range(-1, n_rounds)}
+        self._solver_at = table["solver"].start
+        self._table = np.zeros(table["hands_left"].stop, dtype=np.float32)
+        self._changing = self._table[:table[CHANGING[-1]].stop]
+        # the one-hots and in_hand as they are, the chips / S (divided in float64)
+        self._changing_divisors = np.full(len(self._changing), self._stack)
+        self._changing_divisors[:table["in_hand"].stop] = 1.0
         self._game: Game | None = None
-        self._templates: dict[int, _Template] = {}
+        self._hand = self._version = -1
+        self._cards_state: tuple[int, bool] | None = None
+        self._shown: list[int] = []
+        self._solved: list[bool] = []
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` in ``game``."""
-        if game is not self._game:
-            self._game = game
-            self._templates.clear()
-        obs = self._template(game, seat).copy()
-        if game.phase < _HAND_OVER:
-            obs[self._phase_at + game.phase] = 1.0
-            if game.phase == _BET:
-                obs[self._betting_at + game.round] = 1.0
-        # per seat slot: in_hand, then stacks, wagers and round_wagers (rounds begun) / S
-        stack, wagers, slots = self._stack, game.wagers, self._slots[seat]
-        values = [float(game.in_hand[s]) for s in slots]
-        values += [row[s] / stack for row in (game.stacks, wagers, *game.round_wagers)
-                   for s in slots]
-        obs[self._chips_at:self._chips_at + len(values)] = values
-        obs[self._pot_at] = game.pot / stack
-        obs[self._to_call_at] = (max(wagers) - wagers[seat]) / stack
-        return obs
+        if game is not self._game or game.hand_number != self._hand:
+            self._new_hand(game)
+        if len(game.log) != self._version:
+            self._update(game)
+        return self._table.take(self._gather[seat])
 
-    def _template(self, game: Game, seat: int) -> np.ndarray:
-        """The seat's template, up to date."""
-        template = self._templates.get(seat)
-        if template is None or template.hand != game.hand_number:
-            template = self._templates[seat] = self._new_template(game, seat)
-        state = _template_state(game)
-        if template.state != state:
-            self._catch_up(template, game, seat)
-            template.state = state
-        return template.obs
+    def _new_hand(self, game: Game) -> None:
+        """Clear the table for the hand being played: its button, cap and hands left."""
+        where, rules, table = self._table_layout, self.rules, self._table
+        self._game, self._hand, self._version = game, game.hand_number, -1
+        self._cards_state = None
+        self._shown = [0] * len(self._pile_offsets)
+        self._solved = [False] * rules.num_players
+        table[:] = 0.0
+        table[where["button"].start + game.button] = 1.0
+        table[where["cap"].start] = game.cap / self._stack
+        table[where["hands_left"].start] = ((rules.hands_per_episode - game.hand_number)
+                                            / rules.hands_per_episode)
+        for seat, card in enumerate(game.hidden):
+            if card >= 0:  # not dealt to a seat out of the match
+                table[self._hidden_offsets[seat] + card] = 1.0
 
-    def _new_template(self, game: Game, seat: int) -> _Template:
-        """A template for the hand being played: its button, cap and hands left."""
-        where, rules = self.layout, self.rules
-        obs = np.zeros(self.size, dtype=np.float32)
-        obs[where["button"].start + (game.button - seat) % rules.num_players] = 1.0
-        obs[where["cap"].start] = game.cap / self._stack
-        obs[where["hands_left"].start] = ((rules.hands_per_episode - game.hand_number)
-                                          / rules.hands_per_episode)
-        return _Template(obs, game.hand_number, [0] * len(self._pile_offsets))
+    def _update(self, game: Game) -> None:
+        """Bring the table up to the game's state: the chips and the phase, and the cards,
+        operators and solver slices when a card was dealt or an operator discarded."""
+        self._version = len(game.log)
+        phase, wagers = game.phase, game.wagers
+        # the slices that can change with every action, in the order of CHANGING, in chips
+        values = self._phase_one_hots[phase, game.round] + game.in_hand + game.stacks + wagers
+        for row in game.round_wagers:
+            values += row
+        values += self._rounds_not_begun[len(game.round_wagers)]
+        values.append(game.pot)
+        high = max(wagers)
+        values += [high - w for w in wagers]
+        np.divide(values, self._changing_divisors, out=self._changing, casting="unsafe")
+        cards_state = len(game.deck), phase == _DISCARD
+        if cards_state != self._cards_state:
+            self._cards_state = cards_state
+            self._update_cards(game)
 
-    def _catch_up(self, template: _Template, game: Game, seat: int) -> None:
-        """Add the cards dealt or set aside since the template was last brought up to date,
-        and write the operators, the roots and (once the hand is full) the solver slice."""
-        where, obs, slots = self.layout, template.obs, self._slots[seat]
-        if game.hidden[seat] >= 0:  # not dealt to a seat out of the match
-            obs[where["hidden"].start + game.hidden[seat]] = 1.0
-        piles = [game.up[s] for s in slots] + [game.set_aside]
-        for k, (base, pile) in enumerate(zip(self._pile_offsets, piles, strict=True)):
-            for card in pile[template.shown[k]:]:
-                obs[base + card] = 1.0
-            template.shown[k] = len(pile)
+    def _update_cards(self, game: Game) -> None:
+        """Add the cards dealt or set aside since the last update; write the operators, the
+        roots and the solver slice of each seat whose hand became full."""
+        table, shown = self._table, self._shown
+        for k, (base, pile) in enumerate(zip(self._pile_offsets, [*game.up, game.set_aside],
+                                             strict=True)):
+            for card in pile[shown[k]:]:
+                table[base + card] = 1.0
+            shown[k] = len(pile)
         counts: list[float] = []
-        for s in slots:
-            counts += OPERATOR_COUNTS["".join(game.operators[s])]
-        counts += [game.roots[s] / 3.0 for s in slots]
-        obs[where["operators"].start:where["roots"].stop] = counts
-        if hand_is_full(game, seat):
-            obs[where["solver"]] = _full_hand_features(game, seat)
+        for ops in game.operators:
+            counts += OPERATOR_COUNTS["".join(ops)]
+        counts += [r / 3.0 for r in game.roots]
+        table[self._operators] = counts
+        for seat, solved in enumerate(self._solved):
+            if not solved and hand_is_full(game, seat):
+                at = self._solver_at + seat * SOLVER_FEATURES
+                table[at:at + SOLVER_FEATURES] = _full_hand_features(game, seat)
+                self._solved[seat] = True
 
 
-@dataclass(slots=True, eq=False)
-class _Template:
-    """One seat's observation of a hand with every slice but the chips, phase and round."""
-
-    obs: np.ndarray
-    hand: int
-    """The hand number."""
-    shown: list[int]
-    """How many cards of each seat slot's face-up pile, then of the set-aside pile, it shows."""
-    state: tuple[int, bool] | None = None
-    """The game's :func:`_template_state` when the template was last brought up to date."""
+def _phase_one_hot(phase: Phase, betting_round: int, num_bet_rounds: int) -> list[int]:
+    """The ``phase`` and ``betting_round`` slices (all 0 once the hand is over)."""
+    out = [0] * (3 + num_bet_rounds)
+    if phase < _HAND_OVER:
+        out[phase] = 1
+        if phase == _BET:
+            out[3 + betting_round] = 1
+    return out
 
 
-def _template_state(game: Game) -> tuple[int, bool]:
-    """What the template of a hand depends on that can change: the cards dealt (each card
-    drawn stays in view or goes back into the deck, so the deck's size tells how many are in
-    view) and whether a discard is pending (the discard changes the operators)."""
-    return len(game.deck), game.phase == _DISCARD
+CHANGING = ("phase", "betting_round", "in_hand", "stacks", "wagers", "round_wagers", "pot",
+            "to_call")
+"""The slices that can change with any action; the encoder's table holds them first."""
+
+PER_SLOT = {"face_up": (1, cards.DECK_SIZE), "operators": (1, NUM_OPERATOR_KINDS), "roots": (1, 1),
+            "in_hand": (1, 1), "stacks": (1, 1), "wagers": (1, 1), "button": (1, 1)}
+"""Slices with a block per seat slot, as (rows, width); ``round_wagers`` has a row per
+betting round."""
+PER_OBSERVER = ("hidden", "to_call", "solver")
+"""Slices about the observer alone: the encoder's table holds a block per seat of each."""
+
+
+def _table_layout(rules: RuleSet) -> dict[str, slice]:
+    """Name -> slice of the :class:`Encoder`'s table: the observation's slices, with a block
+    per seat for each slice about the observer, the seat slots in seat order, and the slices
+    that change with every action first."""
+    n, where = rules.num_players, layout(rules)
+    out, start = {}, 0
+    for name in [*CHANGING, *(name for name in where if name not in CHANGING)]:
+        size = (where[name].stop - where[name].start) * (n if name in PER_OBSERVER else 1)
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def _gather_index(rules: RuleSet, where: dict[str, slice], table: dict[str, slice],
+                  seat: int) -> np.ndarray:
+    """For each entry of ``seat``'s observation, the table entry it shows."""
+    n = rules.num_players
+    parts = []
+    for name, sl in where.items():
+        size, at = sl.stop - sl.start, table[name].start
+        if name in PER_OBSERVER:
+            parts.append(at + seat * size + np.arange(size))
+        elif name in PER_SLOT or name == "round_wagers":
+            rows, width = PER_SLOT.get(name, (rules.num_bet_rounds, 1))
+            row, slot, col = np.ix_(np.arange(rows), np.arange(n), np.arange(width))
+            parts.append((at + (row * n + (seat + slot) % n) * width + col).ravel())
+        else:
+            parts.append(at + np.arange(size))
+    return np.concatenate(parts).astype(np.intp)
 
 
 def encode(game: Game, seat: int) -> np.ndarray:
