@@ -4,7 +4,9 @@ Every env is driven by the same loop (``agent_iter`` + ``last`` + a uniform lega
 the mask), so the wrapped ``env()`` of each is compared with the wrapped ``env()`` of the other,
 and ``raw_env()`` with ``raw_env()``. Agent steps count only decisions of live players.
 Median of ``--repeats`` runs of ``--seconds`` each, all in one process; the envs take turns, run
-by run, so that a change in the machine's load (a shared machine) affects them alike.
+by run, so that a change in the machine's load (a shared machine) affects them alike. Each env
+first plays untimed for ``--warmup`` seconds, so one-time costs (hilo_env builds its solver
+tables on first use) are left out, as compile time is for jitted peers.
 
     .venv/bin/python bench/aec.py            # needs the bench extra: pip install -e ".[bench]"
 """
@@ -62,9 +64,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     parser.add_argument("--repeats", type=int, default=5, help="runs per env; the median counts")
+    parser.add_argument("--warmup", type=float, default=0.5, help="untimed play per env first")
     args = parser.parse_args()
     envs = {"hilo_env env()": hilo_env.env, "hilo_env raw_env()": hilo_env.raw_env, **peers()}
     runs: dict[str, list[float]] = {name: [] for name in envs}
+    for make in envs.values():
+        steps_per_second(make, args.warmup)
     for i in range(args.repeats):
         for name, make in envs.items():
             runs[name].append(steps_per_second(make, args.seconds, seed=i))

@@ -105,6 +105,9 @@ class Game:
         """Start a match and deal its first hand; ``deck`` stacks its top cards (top first)."""
         n = rules.num_players
         self.rules = rules
+        self.num_players = n
+        # seats from the left of each possible dealer, clockwise
+        self._orders = [[(button + 1 + i) % n for i in range(n)] for button in range(n)]
         self.rng = rng
         self.rng_start = rng.bit_generator.state
         self.stacks = [rules.starting_stack] * n
@@ -119,10 +122,6 @@ class Game:
     # ---- queries -------------------------------------------------------------------------
 
     @property
-    def num_players(self) -> int:
-        return self.rules.num_players
-
-    @property
     def pot(self) -> int:
         """Chips wagered in this hand (zero once it is paid out)."""
         return 0 if self.phase >= _HAND_OVER else sum(self.wagers)
@@ -133,8 +132,7 @@ class Game:
 
     def order(self) -> list[int]:
         """Seats from the dealer's left, clockwise: the order of dealing, betting, declaring."""
-        n = self.num_players
-        return [(self.button + 1 + i) % n for i in range(n)]
+        return self._orders[self.button][:]
 
     def number_cards(self, seat: int) -> list[int]:
         """The seat's number cards: the hidden one first, then the face-up ones."""
@@ -265,7 +263,7 @@ class Game:
                 return
 
     def _live_order(self) -> list[int]:
-        return [s for s in self.order() if self.in_hand[s]]
+        return [s for s in self._orders[self.button] if self.in_hand[s]]
 
     # ---- dealing --------------------------------------------------------------------------
 
