@@ -8,6 +8,10 @@ by run, so that a change in the machine's load (a shared machine) affects them a
 first plays untimed for ``--warmup`` seconds, so one-time costs (hilo_env builds its solver
 tables on first use) are left out, as compile time is for jitted peers.
 
+A last row, ``no-op env()``, is the ceiling of any env through this loop and PettingZoo's
+wrappers: an env that does no work (two agents taking turns, hands of ``--noop-hand``
+decisions, one cached observation of hilo_env's size) under the same three wrappers.
+
     .venv/bin/python bench/aec.py            # needs the bench extra: pip install -e ".[bench]"
 """
 
@@ -17,8 +21,12 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 import hilo_env
 
@@ -45,6 +53,62 @@ def steps_per_second(make: Callable[[], object], seconds: float, seed: int = 0) 
         env.reset()
 
 
+class NoOpEnv(AECEnv):
+    """Two agents taking turns for ``hand`` decisions, then the hand ends; no game at all."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "noop", "render_modes": []}
+
+    def __init__(self, hand: int) -> None:
+        super().__init__()
+        self.hand = hand
+        self.possible_agents = ["player_0", "player_1"]
+        like = hilo_env.raw_env()
+        space = like.observation_space("player_0")
+        self._obs = {"observation": np.zeros(space["observation"].shape, np.float32),
+                     "action_mask": np.ones(space["action_mask"].shape, np.int8)}
+        self.action_spaces = {a: like.action_space(a) for a in self.possible_agents}
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        raise NotImplementedError
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection, self.decisions = "player_0", 0
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._obs
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent]:
+            self._was_dead_step(action)
+            return
+        self.decisions += 1
+        self._cumulative_rewards[agent] = 0.0
+        if self.decisions == self.hand:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.rewards = {"player_0": 1.0, "player_1": -1.0}
+            self._accumulate_rewards()
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[self.decisions % 2]
+
+
+def wrapped(env: AECEnv) -> AECEnv:
+    """``env`` under the wrappers of ``hilo_env.env()`` (PettingZoo's classic-game set)."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
 def peers() -> dict[str, Callable[[], object]]:
     """The PettingZoo classic poker envs, if the bench extra is installed."""
     try:
@@ -65,8 +129,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     parser.add_argument("--repeats", type=int, default=5, help="runs per env; the median counts")
     parser.add_argument("--warmup", type=float, default=0.5, help="untimed play per env first")
+    parser.add_argument("--noop-hand", type=int, default=6,
+                        help="decisions per hand of the no-op env (hilo_env's random play: ~6)")
     args = parser.parse_args()
-    envs = {"hilo_env env()": hilo_env.env, "hilo_env raw_env()": hilo_env.raw_env, **peers()}
+    envs = {"hilo_env env()": hilo_env.env, "hilo_env raw_env()": hilo_env.raw_env, **peers(),
+            "no-op env()": lambda: wrapped(NoOpEnv(args.noop_hand))}
     runs: dict[str, list[float]] = {name: [] for name in envs}
     for make in envs.values():
         steps_per_second(make, args.warmup)
@@ -82,7 +149,14 @@ def main() -> None:
         peer = results.get(f"texas_holdem_no_limit_v6 {kind}")
         if peer:
             print(f"hilo_env {kind} / texas_holdem_no_limit_v6 {kind}: "
-                  f"{results[f'hilo_env {kind}'] / peer:.1f}x")
+                  f"{results[f'hilo_env {kind}'] / peer:.2f}x")
+    peer = results.get("texas_holdem_no_limit_v6 env()")
+    if peer:
+        floor = 1e6 / results["no-op env()"]
+        print(f"the wrappers and loop alone take {floor:.1f} us a step (no-op env()), "
+              f"{results['no-op env()'] / peer:.1f}x texas env(); 3x texas env() leaves "
+              f"{1e6 / (3 * peer) - floor:.1f} us a step for the env's own work; hilo_env "
+              f"takes {1e6 / results['hilo_env env()'] - floor:.1f}")
 
 
 if __name__ == "__main__":
