@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -30,6 +31,7 @@ from hilo_env import solver
 from hilo_env.rules import resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
 EXIT_INTERRUPTED = 130
 _OPS_FLAGS = ("--ops", "-o")
 
@@ -117,9 +119,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_in = _join_ops(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(args_in)
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here rather than at exit
+        return status
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
+    except BrokenPipeError:  # the reader went away (``hilo demo | head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
     except (_UsageError, ValueError, OSError, yaml.YAMLError) as exc:
         message = " ".join(str(exc).split())
         print(f"hilo: error: {message}", file=sys.stderr)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from hilo_env.cli import main
+from hilo_env.cli import EXIT_PIPE, main
 
 
 def run(capsys, *argv):
@@ -103,3 +103,14 @@ def test_console_entry_point_subprocess():
     assert json.loads(done.stdout)["low"]["equation"] == "√4 ÷ 9 + 8 − 7"
     bad = subprocess.run([*cmd[:4], "11", "7", "9", "8"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_error():
+    """``hilo demo | head -1``: the closed pipe ends the command quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "hilo_env.cli", "demo"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command writes anything: its first write fails
+    stderr = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait() == EXIT_PIPE
+    assert stderr == ""
