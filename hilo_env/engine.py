@@ -18,6 +18,7 @@ data: its deck order and ``hand_seed``, which fixes every reshuffle the rules ca
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -92,6 +93,13 @@ def suit_order(number_cards: Sequence[int]) -> list[tuple[int, int]]:
     return sorted((c % cards.NUM_SUITS, -(c // cards.NUM_SUITS)) for c in number_cards)
 
 
+@functools.cache
+def seat_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
+    """For each seat as the dealer, the seats from its left, clockwise."""
+    n = num_players
+    return tuple(tuple((button + 1 + i) % n for i in range(n)) for button in range(n))
+
+
 _NOT_COMPARED = ("rng", "_legal", "_options")
 """What :meth:`Game.__eq__` leaves out: the generator (its state is compared instead) and the
 per-state caches of the legal actions and the bet options."""
@@ -106,8 +114,7 @@ class Game:
         n = rules.num_players
         self.rules = rules
         self.num_players = n
-        # seats from the left of each possible dealer, clockwise
-        self._orders = [[(button + 1 + i) % n for i in range(n)] for button in range(n)]
+        self._orders = seat_orders(n)
         self.rng = rng
         self.rng_start = rng.bit_generator.state
         self.stacks = [rules.starting_stack] * n
@@ -132,7 +139,7 @@ class Game:
 
     def order(self) -> list[int]:
         """Seats from the dealer's left, clockwise: the order of dealing, betting, declaring."""
-        return self._orders[self.button][:]
+        return list(self._orders[self.button])
 
     def number_cards(self, seat: int) -> list[int]:
         """The seat's number cards: the hidden one first, then the face-up ones."""

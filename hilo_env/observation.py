@@ -128,6 +128,9 @@ class Encoder:
         self._hidden_offsets = [table["hidden"].start + s * cards.NUM_NUMBER_CARDS
                                 for s in range(n)]
         self._operators = slice(table["operators"].start, table["roots"].stop)
+        self._seat_at = {name: table[name].start
+                         for name in ("in_hand", "stacks", "wagers", "round_wagers", "pot")}
+        self._to_call = table["to_call"]
         n_rounds = rules.num_bet_rounds
         self._rounds_not_begun = [[0] * ((n_rounds - r) * n) for r in range(n_rounds + 1)]
         self._phase_one_hots = {(phase, r): _phase_one_hot(phase, r, n_rounds)
@@ -141,6 +144,7 @@ class Encoder:
         self._game: Game | None = None
         self._hand = self._version = -1
         self._cards_state: tuple[int, bool] | None = None
+        self._phase_round: tuple[Phase, int] | None = None
         self._shown: list[int] = []
         self._solved: list[bool] = []
 
@@ -148,8 +152,14 @@ class Encoder:
         """The observation of ``seat`` in ``game``."""
         if game is not self._game or game.hand_number != self._hand:
             self._new_hand(game)
-        if len(game.log) != self._version:
-            self._update(game)
+        log = game.log
+        if len(log) != self._version:
+            last = log[-1]
+            if (len(log) == self._version + 1 and last.kind == "action"
+                    and self._phase_round == (game.phase, game.round)):
+                self._update_seat(game, last.seat)
+            else:
+                self._update(game)
         return self._table.take(self._gather[seat])
 
     def _new_hand(self, game: Game) -> None:
@@ -168,10 +178,26 @@ class Encoder:
             if card >= 0:  # not dealt to a seat out of the match
                 table[self._hidden_offsets[seat] + card] = 1.0
 
+    def _update_seat(self, game: Game, seat: int) -> None:
+        """After one action that changed neither the phase nor the round (a bet, or a
+        declaration, which is secret): the seat's chips and whether it is in, the pot, the
+        calls. Any other change logs more than one event (a deal, a new round, a payout)."""
+        self._version = len(game.log)
+        table, stack, wagers, rnd = self._table, self._stack, game.wagers, game.round
+        at = self._seat_at
+        table[at["in_hand"] + seat] = game.in_hand[seat]
+        table[at["stacks"] + seat] = game.stacks[seat] / stack
+        table[at["wagers"] + seat] = wagers[seat] / stack
+        table[at["round_wagers"] + rnd * len(wagers) + seat] = game.round_wagers[rnd][seat] / stack
+        table[at["pot"]] = game.pot / stack
+        high = max(wagers)
+        table[self._to_call] = [(high - w) / stack for w in wagers]
+
     def _update(self, game: Game) -> None:
         """Bring the table up to the game's state: the chips and the phase, and the cards,
         operators and solver slices when a card was dealt or an operator discarded."""
         self._version = len(game.log)
+        self._phase_round = game.phase, game.round
         phase, wagers = game.phase, game.wagers
         # the slices that can change with every action, in the order of CHANGING, in chips
         values = self._phase_one_hots[phase, game.round] + game.in_hand + game.stacks + wagers
