@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 
 import numpy as np
 
@@ -71,22 +70,28 @@ def hand_is_full(game: Game, seat: int) -> bool:
     return len(game.up[seat]) - game.roots[seat] - game.multiplies[seat] == 3 and not pending
 
 
-def solver_features(game: Game, seat: int) -> np.ndarray:
-    """The solver slice for one seat: its best distances once its hand is full."""
-    if not hand_is_full(game, seat):
-        return np.zeros(SOLVER_FEATURES, dtype=np.float64)
-    return np.array(_full_hand_features(game, seat), dtype=np.float64)
+@functools.cache
+def solver_slices(integer_results: bool) -> np.ndarray:
+    """The ``solver`` slice of a full hand, for every solver signature: a read-only
+    ``(solver.NUM_SIGNATURES, 5)`` float32 table (known; Low valid; Low distance; High valid;
+    High distance)."""
+    low, high = solver.lookup_distances(np.arange(solver.NUM_SIGNATURES), integer_results)
+    out = np.ones((solver.NUM_SIGNATURES, SOLVER_FEATURES))
+    for col, distance in ((1, low), (3, high)):
+        valid = np.isfinite(distance)
+        out[:, col] = valid
+        out[:, col + 1] = np.where(valid, np.minimum(distance, DISTANCE_SCALE) / DISTANCE_SCALE,
+                                   1.0)
+    table = out.astype(np.float32)
+    table.flags.writeable = False
+    return table
 
 
-def _full_hand_features(game: Game, seat: int) -> list[float]:
-    """The solver slice of a full hand, as plain floats."""
-    nums = [c // cards.NUM_SUITS for c in game.number_cards(seat)]
-    low, high = solver.distances_unchecked(nums, game.operators[seat], game.roots[seat],
-                                           game.rules.integer_results)
-    out = [1.0]
-    for d in (low, high):
-        out += (1.0, min(d, DISTANCE_SCALE) / DISTANCE_SCALE) if math.isfinite(d) else (0.0, 1.0)
-    return out
+def solver_slice(game: Game, seat: int) -> np.ndarray:
+    """The ``solver`` slice of a seat whose hand is full."""
+    numbers = [c // cards.NUM_SUITS for c in game.number_cards(seat)]
+    sig = solver.signature_unchecked(numbers, game.operators[seat], game.roots[seat])
+    return solver_slices(game.rules.integer_results)[sig]
 
 
 def _operator_counts() -> dict[str, tuple[int, int, int, int]]:
@@ -230,7 +235,7 @@ class Encoder:
         for seat, solved in enumerate(self._solved):
             if not solved and hand_is_full(game, seat):
                 at = self._solver_at + seat * SOLVER_FEATURES
-                table[at:at + SOLVER_FEATURES] = _full_hand_features(game, seat)
+                table[at:at + SOLVER_FEATURES] = solver_slice(game, seat)
                 self._solved[seat] = True
 
 

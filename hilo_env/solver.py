@@ -38,9 +38,9 @@ Public API
 ``lookup_distances(sig_ids, integer_results=False) -> (low, high)``
     Best distances of many signatures, float64, ``inf`` where no equation is valid: one
     gather each, a couple of nanoseconds a hand.
-``distances_unchecked(numbers, operators, roots, integer_results) -> (low, high)``
-    The same two distances for one valid hand of a tabulated opset, as Python floats, no
-    checks (the observation's solver slice); under a microsecond.
+``signature_unchecked(numbers, operators, roots) -> int``
+    :func:`signature` of one valid hand of a tabulated opset, no checks (the observation's
+    solver slice); under a microsecond.
 ``build_tables()``, ``clear_cache()``, ``table_nbytes()``
     Build the tables now, drop them and the kept solutions (benchmarks), their size in bytes.
 ``LOW_TARGET``, ``HIGH_TARGET``, ``TIE_TOLERANCE``, ``NUM_SIGNATURES``, ``OP_SYMBOLS``
@@ -516,14 +516,10 @@ def solve_unchecked(numbers: Sequence[int], operators: Sequence[str], roots: int
                   integer_results)
 
 
-def distances_unchecked(numbers: Sequence[int], operators: Sequence[str], roots: int,
-                        integer_results: bool) -> tuple[float, float]:
-    """Best Low and High distances (``inf``: no valid equation) of one valid hand of a
-    tabulated opset, as :func:`lookup_distances` gives them. Nothing is checked."""
-    oid = _OPSET_IDS[_CANONICAL["".join(operators)]]
-    sig = _signature(tuple(sorted(numbers)), oid, roots)
-    table = _get_tables().distance[_WHOLE if integer_results else _FLOAT]
-    return float(table[0, sig]), float(table[1, sig])
+def signature_unchecked(numbers: Sequence[int], operators: Sequence[str], roots: int) -> int:
+    """:func:`signature` of one valid hand of a tabulated opset: 4 values 0..10 and 3 ASCII
+    operators, each in any order. Nothing is checked."""
+    return _signature(tuple(sorted(numbers)), _OPSET_IDS[_CANONICAL["".join(operators)]], roots)
 
 
 @functools.lru_cache(maxsize=_SOLUTION_CACHE_SIZE)

@@ -106,7 +106,7 @@ from gymnasium.vector.utils import batch_space
 from hilo_env import actions as A
 from hilo_env import cards, solver
 from hilo_env.engine import Phase
-from hilo_env.observation import DISTANCE_SCALE, layout
+from hilo_env.observation import SOLVER_FEATURES, layout, solver_slices
 from hilo_env.render import player_name
 from hilo_env.rules import BET, HIDDEN, UP, RuleSet, resolve
 
@@ -541,24 +541,22 @@ class VectorGame:
             full &= ~(pending & (self.current.take(g) == s))
         if full.any():
             fi = full.nonzero()[0]
-            low, high = self._distances(fl[fi])
             so = off["solver"]
-            tail[so, fi] = 1.0
-            for j, d in ((1, low), (3, high)):
-                fin = np.isfinite(d)
-                tail[so + j, fi] = fin
-                tail[so + j + 1, fi] = np.where(fin, np.minimum(d, DISTANCE_SCALE)
-                                                / DISTANCE_SCALE, 1.0)
+            tail[so:so + SOLVER_FEATURES, fi] = solver_slices(r.integer_results).take(
+                self._signatures(fl[fi]), axis=0).T
         obs[:, t0:] = tail.T
         return obs
 
-    def _distances(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Best Low and High distances of full hands, by flat (seat * N + game) index."""
+    def _signatures(self, flat: np.ndarray) -> np.ndarray:
+        """Solver signatures of full hands, by flat (seat * N + game) index."""
         values = self.numbers.reshape(-1, 4).take(flat, axis=0) // cards.NUM_SUITS
         held = self.ops.reshape(-1, 4).take(flat, axis=0)
         opset = _OPSET_LUT[held[:, OP_PLUS], held[:, OP_MINUS], held[:, OP_TIMES]]
-        sig = solver.signatures(values, opset, self.roots.reshape(-1).take(flat))
-        return solver.lookup_distances(sig, self.rules.integer_results)
+        return solver.signatures(values, opset, self.roots.reshape(-1).take(flat))
+
+    def _distances(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Best Low and High distances of full hands, by flat (seat * N + game) index."""
+        return solver.lookup_distances(self._signatures(flat), self.rules.integer_results)
 
     # ---- input checks --------------------------------------------------------------------
 
