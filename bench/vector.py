@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from aec import steps_per_second  # bench/aec.py: the AEC loop, the same for every env
 
 import hilo_env
 from hilo_env import solver
@@ -97,28 +98,6 @@ def env_runner(batch: int) -> tuple[Callable[[float], tuple[int, float]],
         return counts[key], elapsed
 
     return (lambda s: run_for("learner", s)), (lambda s: run_for("all", s))
-
-
-def aec_runner() -> Callable[[float], tuple[int, float]]:
-    env = hilo_env.env()
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-
-    def run(seconds: float) -> tuple[int, float]:
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    action = None
-                else:
-                    action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-                    n += 1
-                env.step(action)
-            env.reset()
-        return n, time.perf_counter() - start
-
-    return run
 
 
 def pgx_runners() -> tuple[dict[int, Callable[[float], tuple[int, float]]], str]:
@@ -209,7 +188,8 @@ def main() -> None:
         print(fmt.format(f"{batch:,}", f"{plain:,.0f}", f"{full:,.0f}", f"{learner:,.0f}",
                          f"{everyone:,.0f}", "n/a" if np.isnan(pgx_rate) else f"{pgx_rate:,.0f}"),
               flush=True)
-    aec = median_rate(aec_runner(), args.seconds * 2)
+    aec = statistics.median(steps_per_second(hilo_env.env, args.seconds * 2, seed=i)
+                            for i in range(REPEATS))
     print(f"hilo_env.env() (AEC, wrappers, observation every decision): {aec:,.0f} steps/s")
     print(f"pgx: {pgx_note}")
     sim = VectorGame("standard", 4096, seed=0)
