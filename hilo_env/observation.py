@@ -109,14 +109,15 @@ OPERATOR_COUNTS = _operator_counts()
 class Encoder:
     """Builds observations for one rule set.
 
-    Every observation is a view of one *table* vector, which holds the slices of every seat
-    at once: each seat's hidden card, call amount and solver slice, and everything shown to
-    all. A seat's observation gathers its own slices from the table, with the seat slots
-    rotated to put it first, through an index fixed per seat. The table is brought up to date
-    once per state of the game last encoded (the length of ``game.log`` counts its changes),
-    so observing every seat of a state costs one update and one gather each. Within a hand,
-    a dealt card stays in view, so new cards are the ones past those already shown. The game
-    must change only through its own methods.
+    The encoder keeps one *table*: every slice of every seat's observation at once (each
+    seat's hidden card, call amount and solver slice, and everything all players see), with
+    the slices that change at every action first. A seat's observation is a copy of its
+    entries, gathered through an index fixed per seat that also rotates the seat slots to put
+    the seat first. The table follows the game last encoded: the length of ``game.log`` counts
+    the game's changes, a lone betting action rewrites only that seat's chips, the pot and the
+    calls, and within a hand a dealt card stays in view, so new cards are the ones past those
+    already shown. Observing every seat of a state costs one update and one gather each. The
+    game must change only through its own methods.
     """
 
     def __init__(self, rules: RuleSet) -> None:
