@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from hilo_env import actions as A
 from hilo_env.rules import RuleSet
 
 INSTALL_HINT = "pip install -e '.[train]'  (torch, stable-baselines3, sb3-contrib)"
@@ -54,6 +55,11 @@ class PPOAgent(Agent):
         if tuple(shape) != (size,):
             raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
                              f"but these rules give observations of shape ({size},)")
+        actions = A.num_actions(self.rules.max_cap)
+        if getattr(model.action_space, "n", None) != actions:
+            raise ValueError(f"agent {self.name!r}: the model chooses among "
+                             f"{getattr(model.action_space, 'n', model.action_space)} actions, "
+                             f"but these rules have {actions} (raises up to {self.rules.max_cap})")
         self._model = model
         return model
 

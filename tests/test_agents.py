@@ -285,6 +285,9 @@ def test_ppo_agent_loads_lazily_and_plays_legally(tmp_path):
     assert bot._model is not None
     with pytest.raises(ValueError, match="shape"):
         agents.make(f"ppo:{path}", RuleSet.preset("standard", num_players=3)).load()
+    # the same observation, but raises only up to 50: 59 actions, not 109
+    with pytest.raises(ValueError, match="109 actions, but these rules have 59"):
+        agents.make(f"ppo:{path}", RuleSet.preset("standard", starting_stack=50)).load()
 
 
 def test_ppo_agent_without_sb3_says_how_to_install(tmp_path, monkeypatch):
