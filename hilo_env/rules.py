@@ -20,7 +20,6 @@ HIDDEN, UP, BET = "hidden", "up", "bet"
 TIEBREAKS = ("key_card", "suit")
 ODD_CHIP_RULES = ("house",)
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-DISCARDABLE = "+-x"
 
 
 @dataclass(frozen=True)
