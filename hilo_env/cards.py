@@ -166,13 +166,14 @@ def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
     A reshuffle is a function of the hand's seed, so a hand is data (deck order and seed) and
     the batched simulator reproduces the engine's reshuffles exactly.
     """
-    if isinstance(hand_seed, int) and isinstance(count, int):  # one hand: no errstate needed
-        base = np.uint64((hand_seed + count * DECK_SIZE) % 2**64)
-        return _mix64(np.asarray(card_ids, dtype=np.uint64) + base)
+    ids = np.asarray(card_ids, dtype=np.uint64)
+    if isinstance(hand_seed, int) and isinstance(count, int) and ids.ndim:
+        # one hand's cards: array arithmetic wraps silently, no errstate needed
+        return _mix64(ids + np.uint64((hand_seed + count * DECK_SIZE) % 2**64))
     base = np.asarray(hand_seed, dtype=np.uint64) + np.asarray(count, dtype=np.uint64) * \
         np.uint64(DECK_SIZE)
     with np.errstate(over="ignore"):
-        return _mix64(base + np.asarray(card_ids, dtype=np.uint64))
+        return _mix64(base + ids)
 
 
 def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = ()) -> list[int]:
