@@ -200,18 +200,28 @@ def test_rules_argument_forms(tmp_path) -> None:
         hilo_env.env(num_players=9)
 
 
-def test_one_encoder_over_many_games_matches_a_fresh_one() -> None:
+@pytest.mark.parametrize("preset,players", [("standard", 3), ("classic", 2), ("duel", 2),
+                                             ("standard", 6)])
+def test_one_encoder_over_many_games_matches_a_fresh_one(preset: str, players: int) -> None:
+    """The encoder's incremental updates (a lone bet, new cards, a new hand, another game)
+    give what a full rebuild gives, for every seat at every state, finished hands included."""
     from hilo_env.engine import Game, Phase
     from hilo_env.observation import Encoder
 
-    rules = RuleSet.preset(num_players=3)
+    rules = RuleSet.preset(preset, num_players=players, hands_per_episode=3, starting_stack=6)
     shared = Encoder(rules)
     rng = np.random.default_rng(8)
-    for seed in range(300):
+    for seed in range(40):
         game = Game(rules, np.random.default_rng(seed))
-        while game.phase < Phase.HAND_OVER:
-            seat = game.current_player
-            assert np.array_equal(shared.encode(game, seat), Encoder(rules).encode(game, seat))
+        while True:
+            for seat in range(players):
+                assert np.array_equal(shared.encode(game, seat),
+                                      Encoder(rules).encode(game, seat))
+            if game.phase == Phase.MATCH_OVER:
+                break
+            if game.phase == Phase.HAND_OVER:
+                game.start_next_hand()
+                continue
             legal = game.legal_actions()
             game.step(legal[rng.integers(len(legal))])
 
