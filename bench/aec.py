@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 import hilo_env
+from hilo_env.aec import wrap
 
 
 def steps_per_second(make: Callable[[], object], seconds: float, seed: int = 0) -> float:
@@ -102,13 +102,6 @@ class NoOpEnv(AECEnv):
             self.agent_selection = self.possible_agents[self.decisions % 2]
 
 
-def wrapped(env: AECEnv) -> AECEnv:
-    """``env`` under the wrappers of ``hilo_env.env()`` (PettingZoo's classic-game set)."""
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
-
-
 def peers() -> dict[str, Callable[[], object]]:
     """The PettingZoo classic poker envs, if the bench extra is installed."""
     try:
@@ -133,7 +126,7 @@ def main() -> None:
                         help="decisions per hand of the no-op env (hilo_env's random play: ~6)")
     args = parser.parse_args()
     envs = {"hilo_env env()": hilo_env.env, "hilo_env raw_env()": hilo_env.raw_env, **peers(),
-            "no-op env()": lambda: wrapped(NoOpEnv(args.noop_hand))}
+            "no-op env()": lambda: wrap(NoOpEnv(args.noop_hand))}
     runs: dict[str, list[float]] = {name: [] for name in envs}
     for make in envs.values():
         steps_per_second(make, args.warmup)

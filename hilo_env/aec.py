@@ -39,8 +39,14 @@ from hilo_env.rules import RuleSet, resolve
 def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
         **overrides: Any) -> AECEnv:
     """The Equation Hi-Lo AEC env with PettingZoo's wrappers for classic games."""
-    wrapped: AECEnv = raw_env(rules, render_mode=render_mode, **overrides)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    return wrap(raw_env(rules, render_mode=render_mode, **overrides))
+
+
+def wrap(raw: AECEnv) -> AECEnv:
+    """``raw`` under PettingZoo's wrappers for classic games: an illegal action ends the
+    episode with a penalty of -1, an action outside the space fails an assertion, and calls
+    out of order raise."""
+    wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
