@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = _Parser(prog="hilo", description="Equation Hi-Lo: solver and game.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    deals = argparse.ArgumentParser(add_help=False)  # the options of every command that deals
+    deals.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
+    deals.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
 
     p = sub.add_parser("solve", help="best Low and High equations of a hand",
                        description="Print the best Low (target 1) and High (target 20) equations "
@@ -68,15 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_cmd_solve)
 
-    p = sub.add_parser("demo", help="watch two agents play a few hands",
+    p = sub.add_parser("demo", parents=[deals], help="watch two agents play a few hands",
                        description="The heuristic agent plays the caller for a few seeded "
                                    "hands, narrated; then the rulebook's example hands, solved.")
     p.add_argument("--hands", type=int, default=3, help="hands to play (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
-    p.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("tournament", help="duplicate round robin between agents",
+    p = sub.add_parser("tournament", parents=[deals], help="duplicate round robin between agents",
                        description="Every pair (every table) of the named agents plays the same "
                                    "duplicate deals with seats rotated; prints each agent's "
                                    "chips per hand with a 95%% confidence interval.")
@@ -84,21 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="agent names: random, caller, heuristic, ppo:PATH")
     p.add_argument("--hands", type=int, default=20_000,
                    help="hands per table, rounded up to whole duplicate deals (default 20000)")
-    p.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--plot", metavar="FILE", default=None, help="save a bar chart (PNG, SVG...)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_tournament)
 
-    p = sub.add_parser("play", help="play against an agent in the terminal",
+    p = sub.add_parser("play", parents=[deals], help="play against an agent in the terminal",
                        description="Play a match against a registered agent: type actions "
                                    "such as 'call', 'raise 5', 'low'; 'help' lists the legal "
                                    "ones; 'quit' or Ctrl-D leaves.")
     p.add_argument("--opponent", default="heuristic",
                    help="agent name: random, caller, heuristic, ppo:PATH (default heuristic)")
-    p.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
     p.add_argument("--hands", type=int, default=3, help="hands in the match (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 acts first (default 0)")
     p.set_defaults(func=_cmd_play)
 
