@@ -1,6 +1,6 @@
 """Policies for Equation Hi-Lo behind one interface, ``act(observation, action_mask)``.
 
-    import agents
+    from hilo_env import agents
     bot = agents.make("heuristic", "standard", seed=0)
     action = bot.act(observation, action_mask)
 
@@ -8,9 +8,9 @@
 ``ppo:PATH`` for a saved MaskablePPO model).
 """
 
-from agents.base import Agent, TableView, read_observation
-from agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
-from agents.registry import check, make, names, register
+from hilo_env.agents.base import Agent, TableView, read_observation
+from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
+from hilo_env.agents.registry import check, make, names, register
 
 __all__ = ["Agent", "CallerAgent", "HeuristicAgent", "RandomAgent", "TableView", "check",
            "make", "names", "read_observation", "register"]

@@ -1,12 +1,12 @@
 """The one interface every policy implements, and a reader for the observation vector.
 
-An agent is built for a :class:`~hilo_env.rules.RuleSet` (it needs the observation layout) and
+An agent is built for a :class:`~equation_hilo.rules.RuleSet` (it needs the observation layout) and
 a ``seed`` (its only source of randomness), then asked for actions::
 
     agent.act(observation, action_mask) -> int           # one decision
     agent.act_batch(observations, masks) -> np.ndarray   # (B, D), (B, A) -> (B,)
 
-``observation`` is the flat float32 vector of :mod:`hilo_env.observation` (seat slot 0 is the
+``observation`` is the flat float32 vector of :mod:`equation_hilo.observation` (seat slot 0 is the
 agent itself) and ``action_mask`` the int8 mask of legal action ids. An agent must return a
 legal action; :class:`TableView` turns the vector back into cards and chips for rule-based ones.
 """
@@ -18,9 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hilo_env import cards
-from hilo_env.observation import DISTANCE_SCALE, NUM_OPERATOR_KINDS, OPERATOR_SLOT, layout
-from hilo_env.rules import RuleSet
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.observation import (
+    DISTANCE_SCALE,
+    NUM_OPERATOR_KINDS,
+    OPERATOR_SLOT,
+    layout,
+)
+from hilo_env.equation_hilo.rules import RuleSet
 
 PHASE_BET, PHASE_DISCARD, PHASE_DECLARE = 0, 1, 2
 _OPERATOR_CHARS = "".join(sorted(OPERATOR_SLOT, key=OPERATOR_SLOT.__getitem__))  # "+-*/"

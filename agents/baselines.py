@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, TableView, read_observation
-from agents.equity import Estimator
-from hilo_env import actions as A
-from hilo_env import cards, solver
-from hilo_env.rules import RuleSet
+from hilo_env.agents.base import Agent, TableView, read_observation
+from hilo_env.agents.equity import Estimator
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards, solver
+from hilo_env.equation_hilo.rules import RuleSet
 
 _DISCARD_ACTIONS = (A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY)
 _RECENT = 64

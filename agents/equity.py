@@ -27,12 +27,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import TableView
-from hilo_env import cards, solver
-from hilo_env.rules import RuleSet
+from hilo_env.agents.base import TableView
+from hilo_env.equation_hilo import cards, solver
+from hilo_env.equation_hilo.rules import RuleSet
 
 LOW, HIGH, SWING = 0, 1, 2
-"""Declaration indices (add :data:`hilo_env.actions.DECLARE_LOW` for the action id)."""
+"""Declaration indices (add :data:`equation_hilo.actions.DECLARE_LOW` for the action id)."""
 NUM_DECLARATIONS = 3
 WE_BETTER, THEY_BETTER, TIED, ONLY_WE, ONLY_THEY, NEITHER = range(6)
 """How one side compares between us and the opponent."""
@@ -313,13 +313,13 @@ class Estimator:
 
 
 def _key(number_cards: np.ndarray) -> np.ndarray:
-    """The key-card order of :func:`hilo_env.engine.key_card` as integers: value, then -suit."""
+    """The key-card order of :func:`engine.key_card` as integers: value, then -suit."""
     return (number_cards // cards.NUM_SUITS) * cards.NUM_SUITS + (cards.NUM_SUITS - 1
                                                                    - number_cards % cards.NUM_SUITS)
 
 
 def _suit_rank(hands: np.ndarray) -> np.ndarray:
-    """The ``suit`` tie-break order of :func:`hilo_env.engine.suit_order` as one integer per
+    """The ``suit`` tie-break order of :func:`equation_hilo.engine.suit_order` as one integer per
     hand ``(J, 4)``: smaller wins."""
     codes = np.sort((hands % cards.NUM_SUITS) * cards.NUM_VALUES
                     + (cards.NUM_VALUES - 1 - hands // cards.NUM_SUITS), axis=1)

@@ -15,14 +15,19 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import make
-from hilo_env import actions as A
-from hilo_env import cards, solver
-from hilo_env.engine import Game, Phase
-from hilo_env.observation import Encoder
-from hilo_env.render import DECLARATION_NAMES, describe_legal, player_name, render_text
-from hilo_env.rules import RuleSet, resolve
+from hilo_env.agents.base import Agent
+from hilo_env.agents.registry import make
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards, solver
+from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.observation import Encoder
+from hilo_env.equation_hilo.render import (
+    DECLARATION_NAMES,
+    describe_legal,
+    player_name,
+    render_text,
+)
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("", "help", "?", "h")
@@ -33,7 +38,7 @@ PROMPT = "your action> "
 def parse_command(text: str, legal: Sequence[int]) -> int:
     """The legal action a typed command names; ValueError with the legal ones otherwise.
 
-    Besides the action texts of :mod:`hilo_env.actions`, a bare number is a raise to that
+    Besides the action texts of :mod:`equation_hilo.actions`, a bare number is a raise to that
     total, ``all-in`` a raise to the cap, and the first letters of ``fold check call low high
     swing`` are enough when unambiguous.
     """

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from hilo_env import actions as A
-from hilo_env.rules import RuleSet
+from hilo_env.agents.base import Agent
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.rules import RuleSet
 
 INSTALL_HINT = "pip install -e '.[train]'  (torch, stable-baselines3, sb3-contrib)"
 

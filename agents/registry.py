@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agents.base import Agent
-from agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
-from hilo_env.rules import RuleSet, resolve
+from hilo_env.agents.base import Agent
+from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
@@ -27,7 +27,7 @@ SHIPPED_PPO = Path(__file__).resolve().parent / "models" / "ppo_standard.zip"
 """The trained policy behind the name ``ppo``."""
 
 def _shipped_ppo(rules: RuleSet, seed: int | None) -> Agent:
-    from agents.ppo import PPOAgent  # torch stays unimported until a model is asked for
+    from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until a model is asked for
 
     return PPOAgent(rules, SHIPPED_PPO, seed=seed)
 
@@ -69,7 +69,9 @@ def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> 
     check(name)
     rules = resolve(rules)
     if name.startswith(PPO_PREFIX):
-        from agents.ppo import PPOAgent  # torch stays unimported until a model is asked for
+        from hilo_env.agents.ppo import (
+            PPOAgent,  # torch stays unimported until a model is asked for
+        )
 
         return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed)
     agent = _REGISTRY[name](rules, seed)

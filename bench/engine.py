@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from hilo_env.engine import Game, Phase
-from hilo_env.rules import RuleSet
+from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.rules import RuleSet
 
 
 def hands_per_second(rules: RuleSet, seconds: float, seed: int) -> tuple[float, float]:

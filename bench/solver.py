@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from hilo_env import solver
+from hilo_env.equation_hilo import solver
 
 
 def naive_solve(numbers, operators, roots):

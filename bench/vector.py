@@ -33,8 +33,8 @@ import numpy as np
 from aec import steps_per_second  # bench/aec.py: the AEC loop, the same for every env
 
 import hilo_env
-from hilo_env import solver
-from hilo_env.vector import HiLoVectorEnv, VectorGame, random_policy, sample_legal
+from hilo_env.equation_hilo import solver
+from hilo_env.equation_hilo.vector import HiLoVectorEnv, VectorGame, random_policy, sample_legal
 
 BATCHES = (1, 256, 4096, 8192, 16384)  # 8,192: pgx's batch in PEERS.md
 REPEATS = 5

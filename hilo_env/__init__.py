@@ -1,10 +1,12 @@
-"""Equation Hi-Lo for reinforcement learning research.
+"""Environments of the Hi-Lo family of card games for reinforcement learning research.
 
-``env()`` is the PettingZoo AEC environment with the standard wrappers, ``raw_env()`` the bare
-one; both take ``rules`` (a preset name, a :class:`RuleSet` or a YAML path) and rule overrides.
+``env()`` is Equation Hi-Lo's PettingZoo AEC environment with the standard wrappers,
+``raw_env()`` the bare one; both take ``rules`` (a preset name, a :class:`RuleSet` or a YAML
+path) and rule overrides. Each game lives in its own folder (``hilo_env/equation_hilo/``);
+``docs/architecture.md`` maps the package.
 """
 
-from hilo_env.aec import env, raw_env
-from hilo_env.rules import PRESETS, RuleSet
+from hilo_env.equation_hilo.aec import env, raw_env
+from hilo_env.equation_hilo.rules import PRESETS, RuleSet
 
 __all__ = ["PRESETS", "RuleSet", "env", "raw_env"]

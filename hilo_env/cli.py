@@ -27,8 +27,8 @@ from typing import NoReturn
 
 import yaml
 
-from hilo_env import solver
-from hilo_env.rules import resolve
+from hilo_env.equation_hilo import solver
+from hilo_env.equation_hilo.rules import resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
@@ -191,7 +191,7 @@ _RULEBOOK_EXAMPLES = (
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from agents.play import demo
+    from hilo_env.agents.play import demo
 
     demo(("heuristic", "caller"), args.rules, hands=args.hands, seed=args.seed)
     print()
@@ -211,7 +211,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from training.evaluate import tournament
+    from hilo_env.training.evaluate import tournament
 
     if args.hands < 1:
         raise _UsageError(f"--hands must be at least 1, not {args.hands}")
@@ -230,8 +230,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from agents import check
-    from agents.play import play
+    from hilo_env.agents import check
+    from hilo_env.agents.play import play
 
     check(args.opponent)
     try:
@@ -244,14 +244,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from training.config import TrainConfig
+    from hilo_env.training.config import TrainConfig
 
     overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
                                    ("output_dir", args.output_dir), ("name", args.name))
                  if v is not None}
     config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
     try:
-        from training.selfplay import train
+        from hilo_env.training.selfplay import train
     except ImportError as exc:
         raise _UsageError(f"training needs the train extra (pip install -e '.[train]'): "
                           f"{exc}") from None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_env.actions import string_to_action
-from hilo_env.engine import Game
-from hilo_env.rules import RuleSet
+from hilo_env.equation_hilo.actions import string_to_action
+from hilo_env.equation_hilo.engine import Game
+from hilo_env.equation_hilo.rules import RuleSet
 
 
 def make_game(deck: list[str], preset: str = "standard", seed: int = 0, **overrides) -> Game:

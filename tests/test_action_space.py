@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.engine import Game, Phase
-from hilo_env.rules import RuleSet
-from hilo_env.vector import VectorGame
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.vector import VectorGame
 from tests.helpers import make_game, play
 from tests.test_engine import HIGH20, LOW1, WEAK, deal
 from tests.test_vector import run_twin
@@ -149,7 +149,7 @@ def test_aec_env_space_and_masks_cover_the_cap(players: int) -> None:
 
 
 def test_action_mask_offers_the_raise_to_the_cap() -> None:
-    from hilo_env.observation import action_mask
+    from hilo_env.equation_hilo.observation import action_mask
 
     game = make_game(deal(HIGH20, LOW1, WEAK), num_players=3, starting_stack=4,
                      hands_per_episode=3)

@@ -10,10 +10,10 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.test.render_test import render_test
 
 import hilo_env
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.observation import layout
-from hilo_env.rules import RuleSet
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.observation import layout
+from hilo_env.equation_hilo.rules import RuleSet
 from tests.test_engine import HIGH20, LOW1, VALID, ZEROS, deal
 
 
@@ -127,7 +127,7 @@ def test_mask_is_exactly_the_legal_actions() -> None:
 
 
 def test_observation_layout_matches_the_documented_table() -> None:
-    doc = hilo_env.observation.__doc__
+    doc = hilo_env.equation_hilo.observation.__doc__
     rows = re.findall(r"^\| ``(\w+)``\s*\| ([^|]+)\|", doc, re.MULTILINE)
     for n in (2, 5, 8):
         rules = RuleSet.preset(num_players=n)
@@ -205,8 +205,8 @@ def test_rules_argument_forms(tmp_path) -> None:
 def test_one_encoder_over_many_games_matches_a_fresh_one(preset: str, players: int) -> None:
     """The encoder's incremental updates (a lone bet, new cards, a new hand, another game)
     give what a full rebuild gives, for every seat at every state, finished hands included."""
-    from hilo_env.engine import Game, Phase
-    from hilo_env.observation import Encoder
+    from hilo_env.equation_hilo.engine import Game, Phase
+    from hilo_env.equation_hilo.observation import Encoder
 
     rules = RuleSet.preset(preset, num_players=players, hands_per_episode=3, starting_stack=6)
     shared = Encoder(rules)

@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-import agents
-from agents.base import read_observation
-from agents.equity import (
+from hilo_env import agents
+from hilo_env.agents.base import read_observation
+from hilo_env.agents.equity import (
     HIGH,
     LOW,
     NEITHER,
@@ -24,11 +24,11 @@ from agents.equity import (
     _suit_rank,
     compare,
 )
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.engine import Game, Phase, key_card, suit_order
-from hilo_env.observation import Encoder, action_mask
-from hilo_env.rules import RuleSet
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import Game, Phase, key_card, suit_order
+from hilo_env.equation_hilo.observation import Encoder, action_mask
+from hilo_env.equation_hilo.rules import RuleSet
 
 PRESETS = ("standard", "classic", "duel")
 HANDS_PER_PAIRING = 700

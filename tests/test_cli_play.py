@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from agents.play import parse_command, play
-from hilo_env import actions as A
+from hilo_env.agents.play import parse_command, play
 from hilo_env.cli import main
-from hilo_env.render import describe_legal
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.render import describe_legal
 
 # Enough answers to finish a hand against the caller whatever is dealt: the ones that are not
 # legal at a prompt are answered with the legal ones and the next line is read.

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.engine import Game, Phase, replay
-from hilo_env.rules import RuleSet
-from hilo_env.solver import solve
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import Game, Phase, replay
+from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.solver import solve
 from tests.helpers import make_game, play
 
 # Hands (hidden card first). HIGH20 makes 10 + 10 − 0 ÷ 5 = 20; LOW1 makes 1 + 0 − 0 ÷ 5 = 1

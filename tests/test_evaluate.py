@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-import agents
-from hilo_env.engine import Game
-from hilo_env.rules import RuleSet
-from training.evaluate import (
+from hilo_env import agents
+from hilo_env.equation_hilo.engine import Game
+from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.training.evaluate import (
     Z95,
     deal_rng,
     mean_ci,

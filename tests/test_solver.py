@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hilo_env import solver
-from hilo_env.solver import (
+from hilo_env.equation_hilo import solver
+from hilo_env.equation_hilo.solver import (
     HIGH_TARGET,
     LOW_TARGET,
     NUM_SIGNATURES,
@@ -306,7 +306,7 @@ def test_rebuild_is_deterministic():
 
 
 def test_import_does_not_build_tables():
-    code = "import hilo_env.solver as s; assert s._tables is None; print('ok')"
+    code = "import hilo_env.equation_hilo.solver as s; assert s._tables is None; print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hilo_env.cli import main
-from training.config import TrainConfig
+from hilo_env.training.config import TrainConfig
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "train" / "smoke.yaml"
 SELFPLAY = SMOKE.with_name("selfplay.yaml")
@@ -62,8 +62,8 @@ def test_smoke_training_run(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
 
 def test_shipped_ppo_agent_plays_legally_and_beats_random() -> None:
     pytest.importorskip("sb3_contrib")
-    import agents
-    from training.evaluate import tournament
+    from hilo_env import agents
+    from hilo_env.training.evaluate import tournament
 
     assert agents.registry.SHIPPED_PPO.is_file()
     result = tournament(["ppo", "random"], "standard", hands=400, seed=5, progress=False)

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.engine import Game, Phase
-from hilo_env.observation import Encoder
-from hilo_env.rules import RuleSet
-from hilo_env.vector import (
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.observation import Encoder
+from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.vector import (
     HiLoVectorEnv,
     VectorGame,
     make_sb3_vec_env,

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-import agents
-from hilo_env.rules import RuleSet, resolve
+from hilo_env import agents
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 
 @dataclass(frozen=True)

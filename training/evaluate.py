@@ -10,7 +10,7 @@ pairing is respected): ``mean ± 1.96 · sd / sqrt(deals)``.
 Every hand is a fresh single-hand game (``hands_per_episode`` is set to 1), so every hand
 starts from full stacks. Every table of a tournament uses the same deals.
 
-    from training.evaluate import tournament
+    from hilo_env.training.evaluate import tournament
     result = tournament(["random", "caller", "heuristic"], "standard", hands=20_000)
     print(result.table())
     result.plot("tournament.png")
@@ -29,12 +29,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-import agents as agent_registry
-from agents.base import Agent
-from hilo_env import actions as A
-from hilo_env.engine import Game, Phase
-from hilo_env.observation import Encoder
-from hilo_env.rules import RuleSet, resolve
+from hilo_env import agents as agent_registry
+from hilo_env.agents.base import Agent
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.observation import Encoder
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""

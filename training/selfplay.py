@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import yaml
 
-import agents
-from hilo_env.rules import RuleSet
-from hilo_env.vector import HiLoVectorEnv, Policy, make_sb3_vec_env, sb3_policy
-from training.config import TrainConfig
-from training.evaluate import play_table
+from hilo_env import agents
+from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.vector import HiLoVectorEnv, Policy, make_sb3_vec_env, sb3_policy
+from hilo_env.training.config import TrainConfig
+from hilo_env.training.evaluate import play_table
 
 
 def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str], hands: int,

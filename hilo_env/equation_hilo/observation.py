@@ -36,10 +36,10 @@ import itertools
 
 import numpy as np
 
-from hilo_env import actions as A
-from hilo_env import cards, solver
-from hilo_env.engine import _BET, _DISCARD, _HAND_OVER, Game, Phase
-from hilo_env.rules import RuleSet
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards, solver
+from hilo_env.equation_hilo.engine import _BET, _DISCARD, _HAND_OVER, Game, Phase
+from hilo_env.equation_hilo.rules import RuleSet
 
 NUM_OPERATOR_KINDS = 4
 OPERATOR_SLOT = {"+": 0, "-": 1, "*": 2, "/": 3}

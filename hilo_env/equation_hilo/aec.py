@@ -3,9 +3,9 @@
 | property          | value                                                                    |
 |-------------------|--------------------------------------------------------------------------|
 | agents            | ``player_0`` .. ``player_{n-1}`` (seat 0 acts first in the first hand)   |
-| actions           | ``Discrete(9 + rules.max_cap)``: see :mod:`hilo_env.actions`             |
+| actions           | ``Discrete(9 + rules.max_cap)``: see :mod:`equation_hilo.actions` |
 | observations      | ``{"observation": Box(float32), "action_mask": Box(int8)}``: see         |
-|                   | :mod:`hilo_env.observation` for every slice                              |
+|                   | :mod:`equation_hilo.observation` for every slice              |
 | rewards           | each player's net chip change, given when a hand ends; they sum to minus |
 |                   | the chips the house took                                                 |
 | episode           | one hand, or ``hands_per_episode`` hands with the button moving; a       |
@@ -29,11 +29,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from hilo_env import actions as A
-from hilo_env.engine import _HAND_OVER, Game, Phase
-from hilo_env.observation import Encoder, action_mask
-from hilo_env.render import DECLARATION_NAMES, player_name, render_text
-from hilo_env.rules import RuleSet, resolve
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.engine import _HAND_OVER, Game, Phase
+from hilo_env.equation_hilo.observation import Encoder, action_mask
+from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 
 def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
@@ -52,7 +52,7 @@ def wrap(raw: AECEnv) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    """The unwrapped AEC environment over :class:`hilo_env.engine.Game`."""
+    """The unwrapped AEC environment over :class:`equation_hilo.engine.Game`."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "hilo_v0",
                 "is_parallelizable": False, "render_fps": 1}

@@ -2,7 +2,7 @@
 
 Every decision of the game (a bet, the forced discard after a ×, the declaration) is one
 integer in a single ``Discrete(num_actions(rules.max_cap))`` space, whose size grows with the
-largest betting cap of the rule set (:attr:`hilo_env.rules.RuleSet.max_cap`: the starting stack,
+largest betting cap of the rule set (:attr:`RuleSet.max_cap`: the starting stack,
 or more in a match of 3 or more players where eliminations can leave bigger smallest stacks):
 
 | id          | text          | meaning                                             |

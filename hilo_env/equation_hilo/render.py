@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.engine import Game, Phase
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import Game, Phase
 
 OPERATOR_SYMBOLS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
 DECLARATION_NAMES = {A.DECLARE_LOW: "Low", A.DECLARE_HIGH: "High", A.DECLARE_SWING: "Swing"}

@@ -4,7 +4,7 @@ This module is the rules of ``docs/rules.md`` and nothing else: no Gymnasium, no
 A :class:`Game` is one episode (a match of ``hands_per_episode`` hands); chance comes only from
 the ``numpy.random.Generator`` passed in, so the same generator state, stacked deck and
 actions give the same game. Players decide at three kinds of points, all through
-:meth:`Game.step` with an action id of :mod:`hilo_env.actions`:
+:meth:`Game.step` with an action id of :mod:`equation_hilo.actions`:
 
 * betting (``fold``, ``check``, ``call``, ``raise N``),
 * the forced discard right after a × and its extra number card (``discard +``/``-``/``x``),
@@ -27,10 +27,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hilo_env import actions as A
-from hilo_env import cards
-from hilo_env.rules import BET, HIDDEN, UP, RuleSet
-from hilo_env.solver import TIE_TOLERANCE, Solution, solve_unchecked
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.rules import BET, HIDDEN, UP, RuleSet
+from hilo_env.equation_hilo.solver import TIE_TOLERANCE, Solution, solve_unchecked
 
 BASE_OPERATORS = ("+", "-", "/")
 ACTION_TYPES = (int, np.integer)
