@@ -9,8 +9,8 @@
 """
 
 from hilo_env.agents.base import Agent, TableView, read_observation
-from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
+from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent, sample_legal
 from hilo_env.agents.registry import check, make, names, register
 
 __all__ = ["Agent", "CallerAgent", "HeuristicAgent", "RandomAgent", "TableView", "check",
-           "make", "names", "read_observation", "register"]
+           "make", "names", "read_observation", "register", "sample_legal"]

@@ -35,6 +35,8 @@ class Agent(ABC):
     """A policy for one rule set: ``act`` for one decision, ``act_batch`` for many."""
 
     name: str = "agent"
+    observes: bool = True
+    """False for an agent that ignores observations: batch callers may then pass none."""
 
     def __init__(self, rules: RuleSet, seed: int | None = 0) -> None:
         self.rules = rules

@@ -33,19 +33,45 @@ def _legal(mask: np.ndarray) -> np.ndarray:
 
 class RandomAgent(Agent):
     """Uniform over the legal actions (every raise size counts as one action, so it raises
-    most of the time and rarely folds or calls)."""
+    most of the time and rarely folds or calls). It reads no observation."""
 
     name = "random"
+    observes = False
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.rng.choice(_legal(action_mask)))
+        return int(self.act_batch(None, np.asarray(action_mask)[None])[0])
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        masks = np.asarray(masks)
-        if not masks.any(axis=1).all():
-            raise ValueError("an action mask allows no action")
-        keys = self.rng.random(masks.shape) + 1.0  # > 0, so a legal action always wins
-        return np.argmax(keys * (masks > 0), axis=1).astype(np.int64)
+    def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        return sample_legal(masks, self.rng)
+
+
+def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) one uniformly random legal action per mask row (every row needs one).
+
+    Rejection sampling over the whole row first (most betting rows are mostly legal), then an
+    exact draw among the listed legal actions of the rows left (few legal actions each).
+    """
+    m = np.asarray(masks)
+    m = m.view(bool) if m.dtype in (np.int8, np.uint8) else m.astype(bool)
+    b, width = m.shape
+    flat = m.reshape(-1)
+    out = rng.integers(0, width, b)
+    left = (~flat.take(np.arange(b) * width + out)).nonzero()[0]
+    for _ in range(2):
+        if not left.size:
+            return out
+        pick = rng.integers(0, width, left.size)
+        ok = flat.take(left * width + pick)
+        out[left[ok]] = pick[ok]
+        left = left[~ok]
+    if left.size:
+        legal = m.take(left, axis=0).reshape(-1).nonzero()[0]  # row * width + action
+        count = np.bincount(legal // width, minlength=left.size)
+        if (count == 0).any():
+            raise ValueError(f"mask row {int(left[np.argmax(count == 0)])} has no legal action")
+        start = np.cumsum(count) - count
+        out[left] = legal[start + (rng.random(left.size) * count).astype(np.int64)] % width
+    return out
 
 
 class CallerAgent(Agent):

@@ -20,7 +20,7 @@ from hilo_env.agents.registry import make
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.engine import Game, Phase
-from hilo_env.equation_hilo.observation import Encoder
+from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.render import (
     DECLARATION_NAMES,
     describe_legal,
@@ -88,13 +88,10 @@ class _Seats:
     def __init__(self, game: Game, agents: dict[int, Agent]) -> None:
         self.encoder = Encoder(game.rules)
         self.agents = agents
-        self.num_actions = A.num_actions(game.rules.max_cap)
 
     def act(self, game: Game) -> int:
         seat = game.current_player
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[game.legal_actions()] = 1
-        return int(self.agents[seat].act(self.encoder.encode(game, seat), mask))
+        return int(self.agents[seat].act(self.encoder.encode(game, seat), action_mask(game)))
 
 
 def _narrate(game: Game, seat: int, action: int, label: str, secret: bool) -> str:

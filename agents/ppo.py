@@ -9,6 +9,7 @@ import numpy as np
 
 from hilo_env.agents.base import Agent
 from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.observation import observation_size
 from hilo_env.equation_hilo.rules import RuleSet
 
 INSTALL_HINT = "pip install -e '.[train]'  (torch, stable-baselines3, sb3-contrib)"
@@ -20,6 +21,7 @@ class PPOAgent(Agent):
     The model must have been trained on this rule set's observation: either the flat vector
     (a ``Box``) or a ``Dict`` with ``observation`` and ``action_mask`` keys. ``deterministic``
     picks the most likely legal action; otherwise actions are sampled (seeded by ``seed``).
+    :meth:`of_model` plays a model already in memory (a frozen snapshot during training).
     """
 
     def __init__(self, rules: RuleSet, path: str | Path, seed: int | None = 0,
@@ -30,6 +32,16 @@ class PPOAgent(Agent):
         self.deterministic = deterministic
         self._model: Any = None
         self._dict_obs = False
+
+    @classmethod
+    def of_model(cls, rules: RuleSet, model: Any, name: str = "ppo",
+                 deterministic: bool = False) -> PPOAgent:
+        """An agent playing ``model`` as it is (copy or reload it first to freeze it); its
+        actions are sampled from the model's own random state unless ``deterministic``."""
+        agent = cls(rules, name, seed=None, deterministic=deterministic)
+        agent.name = name
+        agent._model = agent._checked(model)
+        return agent
 
     def load(self) -> Any:
         """The model, loaded on first use; ImportError with the install line if sb3 is missing."""
@@ -48,10 +60,15 @@ class PPOAgent(Agent):
         model = MaskablePPO.load(str(self.path), device="cpu")
         if self.seed is not None:
             model.set_random_seed(self.seed)
+        self._model = self._checked(model)
+        return self._model
+
+    def _checked(self, model: Any) -> Any:
+        """``model``, once its spaces are found to fit these rules."""
         space = model.observation_space
         self._dict_obs = hasattr(space, "spaces") and "observation" in space.spaces
         shape = space["observation"].shape if self._dict_obs else space.shape
-        size = list(self.layout.values())[-1].stop
+        size = observation_size(self.rules)
         if tuple(shape) != (size,):
             raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
                              f"but these rules give observations of shape ({size},)")
@@ -60,7 +77,6 @@ class PPOAgent(Agent):
             raise ValueError(f"agent {self.name!r}: the model chooses among "
                              f"{getattr(model.action_space, 'n', model.action_space)} actions, "
                              f"but these rules have {actions} (raises up to {self.rules.max_cap})")
-        self._model = model
         return model
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

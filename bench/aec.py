@@ -28,7 +28,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 import hilo_env
-from hilo_env.equation_hilo.aec import wrap
+from hilo_env.envs.pettingzoo_wrappers import wrap
 
 
 def steps_per_second(make: Callable[[], object], seconds: float, seed: int = 0) -> float:

@@ -33,8 +33,9 @@ import numpy as np
 from aec import steps_per_second  # bench/aec.py: the AEC loop, the same for every env
 
 import hilo_env
+from hilo_env.agents import RandomAgent, sample_legal
 from hilo_env.equation_hilo import solver
-from hilo_env.equation_hilo.vector import HiLoVectorEnv, VectorGame, random_policy, sample_legal
+from hilo_env.vector import HiLoVectorEnv, VectorGame
 
 BATCHES = (1, 256, 4096, 8192, 16384)  # 8,192: pgx's batch in PEERS.md
 REPEATS = 5
@@ -77,17 +78,18 @@ def vector_runner(batch: int, with_obs: bool) -> Callable[[float], tuple[int, fl
 def env_runner(batch: int) -> tuple[Callable[[float], tuple[int, float]],
                                     Callable[[float], tuple[int, float]]]:
     """(learner steps, all decisions) runners for HiLoVectorEnv with random players."""
-    env = HiLoVectorEnv("standard", num_envs=batch, seed=0, opponents=random_policy(2))
+    env = HiLoVectorEnv("standard", num_envs=batch, seed=0,
+                        opponents=RandomAgent(hilo_env.RuleSet(), 2))
     env.reset(seed=0)
     rng = np.random.default_rng(3)
     counts = {"learner": 0, "all": 0}
-    game_step = env.game._step
+    game_step = env.game.step
 
-    def counting_step(g: np.ndarray, a: np.ndarray) -> object:
-        counts["all"] += g.size
-        return game_step(g, a)
+    def counting_step(actions: np.ndarray, games: np.ndarray | None = None) -> object:
+        counts["all"] += len(actions)
+        return game_step(actions, games)
 
-    env.game._step = counting_step  # count every decision, the opponents' too
+    env.game.step = counting_step  # count every decision, the opponents' too
 
     def run_for(key: str, seconds: float) -> tuple[int, float]:
         counts["learner"] = counts["all"] = 0
@@ -195,7 +197,7 @@ def main() -> None:
     sim = VectorGame("standard", 4096, seed=0)
     state = sim.nbytes_per_game()
     step_out = sim.obs_size * 4 + sim.num_actions
-    table = 0 if sim._table is None else sim._table.nbytes
+    table = 0 if sim.mask_table.table is None else sim.mask_table.table.nbytes
     print(f"memory per game: {state:.0f} B of state, {step_out} B of observation and mask per "
           f"step; shared: mask table {table / 2**20:.1f} MiB, solver tables "
           f"{solver.table_nbytes() / 2**20:.1f} MiB")

@@ -105,12 +105,12 @@ def test_vector_game_offers_the_raise_to_the_cap() -> None:
     for move in ("raise 4", "call", "call", "high", "low", "high"):
         result = sim.step(np.array([A.string_to_action(move)]))
     assert result.hand_over[0] and not result.match_over[0]
-    assert sim.stacks[:, 0].tolist() == [5, 5, 0] and sim.cap[0] == 6  # antes paid
+    assert sim.state.stacks[:, 0].tolist() == [5, 5, 0] and sim.state.cap[0] == 6  # antes paid
     raise_6 = A.raise_to(6)
     assert sim.action_masks()[0, raise_6] == 1 and sim.legal([raise_6])[0]
     sim.step(np.array([raise_6]))
     sim.step(np.array([A.CALL]))
-    assert sorted(sim.wagers[:, 0].tolist()) == [0, 6, 6]
+    assert sorted(sim.state.wagers[:, 0].tolist()) == [0, 6, 6]
 
 
 @pytest.mark.parametrize("players, stack", [(4, 100), (6, 60)])
@@ -119,7 +119,7 @@ def test_vector_game_without_a_mask_table(players: int, stack: int) -> None:
     legality come from two smaller tables, and still match the engine's legal actions."""
     rules = RuleSet.preset("standard", num_players=players, starting_stack=stack,
                            hands_per_episode=4)
-    assert VectorGame(rules, 1)._table is None
+    assert VectorGame(rules, 1).mask_table.table is None
     seen: Counter = Counter()
     assert run_twin(rules, 32, 200, seed=players, seen=seen) >= 200
     assert seen["eliminated"] > 0 and seen["cap above the starting stack"] > 0, seen

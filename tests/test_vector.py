@@ -9,18 +9,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from hilo_env.agents import RandomAgent, sample_legal
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder
 from hilo_env.equation_hilo.rules import RuleSet
-from hilo_env.equation_hilo.vector import (
-    HiLoVectorEnv,
-    VectorGame,
-    make_sb3_vec_env,
-    random_policy,
-    sample_legal,
-)
+from hilo_env.vector import HiLoVectorEnv, VectorGame, make_sb3_vec_env
 from tests.test_engine import SCENARIOS, deal
 
 
@@ -94,7 +89,7 @@ def run_twin(rules: RuleSet, num_games: int, min_hands: int, seed: int,
         all_seats = sim.observe(np.repeat(np.arange(2), n), np.tile(np.arange(n), 2))
         for i, (game, enc) in enumerate(engines):
             seat = game.current_player
-            assert sim.current_player[i] == seat and sim.phase[i] == game.phase
+            assert sim.current_player[i] == seat and sim.state.phase[i] == game.phase
             np.testing.assert_array_equal(obs[i], enc.encode(game, seat), err_msg=f"game {i}")
             np.testing.assert_array_equal(masks[i], engine_mask(game, num_actions))
             if game.phase == Phase.BET and game.cap > rules.starting_stack:
@@ -123,8 +118,8 @@ def run_twin(rules: RuleSet, num_games: int, min_hands: int, seed: int,
                 deck, hand_seed = dealer.last[i]
                 game.rng.seed = hand_seed
                 game.start_next_hand(deck)
-            assert sim.stacks[:, i].tolist() == engines[i][0].stacks
-            assert sim.house[i] == engines[i][0].house
+            assert sim.state.stacks[:, i].tolist() == engines[i][0].stacks
+            assert sim.state.house[i] == engines[i][0].house
     return hands
 
 
@@ -237,10 +232,10 @@ def test_bad_input_names_the_game_and_changes_nothing() -> None:
     sim.step(good[[0, 4]], games=[0, 4])  # a subset steps; the other games do not move
     assert sim != before
     for name in ("stacks", "wagers", "face_up", "phase"):
-        assert np.array_equal(getattr(sim, name)[..., [1, 2, 3, 5]] if name != "face_up"
-                              else sim.face_up[:, [1, 2, 3, 5]],
-                              getattr(before, name)[..., [1, 2, 3, 5]] if name != "face_up"
-                              else before.face_up[:, [1, 2, 3, 5]])
+        assert np.array_equal(getattr(sim.state, name)[..., [1, 2, 3, 5]] if name != "face_up"
+                              else sim.state.face_up[:, [1, 2, 3, 5]],
+                              getattr(before.state, name)[..., [1, 2, 3, 5]]
+                              if name != "face_up" else before.state.face_up[:, [1, 2, 3, 5]])
 
 
 def test_clone_and_seed() -> None:
@@ -258,7 +253,7 @@ def test_clone_and_seed() -> None:
     assert twin == a
     twin.step(sample_legal(twin.action_masks(), np.random.default_rng(0)))
     assert twin != a
-    assert (np.sort(a.deck, axis=1) == np.arange(52)).all()
+    assert (np.sort(a.state.deck, axis=1) == np.arange(52)).all()
     assert a.nbytes_per_game() < 2048
 
 
@@ -278,6 +273,13 @@ def folder(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks[:, A.FOLD] == 1, A.FOLD, caller(observations, masks))
 
 
+class Scripted:
+    """An opponent that plays a function of the observations and masks."""
+
+    def __init__(self, act_batch) -> None:
+        self.act_batch = act_batch
+
+
 @pytest.mark.parametrize("players, hands_per_episode", [(2, 1), (3, 4)])
 def test_env_against_engine_twins(players: int, hands_per_episode: int) -> None:
     """The learner's rewards (opponents' actions included), observations and masks match
@@ -285,7 +287,7 @@ def test_env_against_engine_twins(players: int, hands_per_episode: int) -> None:
     rules = RuleSet.preset("standard", num_players=players, starting_stack=8,
                            hands_per_episode=hands_per_episode)
     dealer = Dealer(11)
-    env = HiLoVectorEnv(rules, num_envs=16, opponents=caller, deal_source=dealer)
+    env = HiLoVectorEnv(rules, num_envs=16, opponents=Scripted(caller), deal_source=dealer)
     obs, _ = env.reset()
     rng = np.random.default_rng(12)
     engines = [engine_for(rules, dealer.last[g]) for g in range(16)]
@@ -343,7 +345,8 @@ def test_env_reward_when_an_opponent_ends_the_hand() -> None:
     def numbers_first(games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.tile(np.arange(52), (games.size, 1)), np.zeros(games.size, np.uint64)
 
-    env = HiLoVectorEnv("standard", num_envs=4, opponents=folder, deal_source=numbers_first)
+    env = HiLoVectorEnv("standard", num_envs=4, opponents=Scripted(folder),
+                        deal_source=numbers_first)
     env.reset()
     # seat 1 learners were folded to at once: skipped episodes, and they sit in seat 0 now
     assert (env.learner == 0).all()
@@ -358,7 +361,7 @@ def test_maskable_ppo_learns_on_it() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     venv = make_sb3_vec_env(HiLoVectorEnv("standard", num_envs=4, seed=0,
-                                          opponents=[random_policy(1), caller]))
+                                          opponents=[RandomAgent(RuleSet(), 1), Scripted(caller)]))
     masks = get_action_masks(venv)
     assert masks.shape == (4, venv.action_space.n) and masks.dtype == bool
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1,
@@ -415,8 +418,8 @@ def test_env_groups_a_policy_listed_per_game() -> None:
 
     a, b = Counting("a"), Counting("b")
     env = HiLoVectorEnv("standard", num_envs=64, seed=0,
-                        opponents=[a.act_batch if i % 3 else b.act_batch for i in range(64)])
-    assert len(env.opponents) == 2  # bound methods of one agent are one policy
+                        opponents=[a if i % 3 else b for i in range(64)])
+    assert len(env.opponents) == 2  # one agent listed for many games is one opponent
     env.reset()
     calls.clear()
     env.step(sample_legal(env.action_masks(), np.random.default_rng(0)))

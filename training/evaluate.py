@@ -31,9 +31,8 @@ import numpy as np
 
 from hilo_env import agents as agent_registry
 from hilo_env.agents.base import Agent
-from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.engine import Game, Phase
-from hilo_env.equation_hilo.observation import Encoder
+from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 Z95 = 1.959963984540054
@@ -119,7 +118,6 @@ def play_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed:
     if len(players) != n:
         raise ValueError(f"a table of these rules seats {n} agents, not {len(players)}")
     encoder = Encoder(rules)
-    num_actions = A.num_actions(rules.max_cap)
     per_deal = np.zeros((deals, n))
     house = 0
     records: list[list[DealRecord]] = []
@@ -135,9 +133,8 @@ def play_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed:
                                                game.hand_seed))
             while game.phase < Phase.HAND_OVER:
                 seat = game.current_player
-                mask = np.zeros(num_actions, dtype=np.int8)
-                mask[game.legal_actions()] = 1
-                action = players[(seat + r) % n].act(encoder.encode(game, seat), mask)
+                action = players[(seat + r) % n].act(encoder.encode(game, seat),
+                                                     action_mask(game))
                 game.step(int(action))
             for seat, chips in enumerate(game.result.net):
                 net[(seat + r) % n] += chips

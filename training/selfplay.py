@@ -23,8 +23,11 @@ import numpy as np
 import yaml
 
 from hilo_env import agents
+from hilo_env.agents.base import Agent
+from hilo_env.agents.ppo import PPOAgent
+from hilo_env.envs.sb3 import make_sb3_vec_env
+from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo.rules import RuleSet
-from hilo_env.equation_hilo.vector import HiLoVectorEnv, Policy, make_sb3_vec_env, sb3_policy
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
 
@@ -72,18 +75,20 @@ class OpponentPool:
 
     def __init__(self, config: TrainConfig, rules: RuleSet) -> None:
         self.config = config
-        self.baselines: list[Policy] = [agents.make(name, rules, seed=config.seed + i).act_batch
-                                        for i, name in enumerate(config.baselines)]
-        self.snapshots: list[Policy] = []
+        self.rules = rules
+        self.baselines: list[Agent] = [agents.make(name, rules, seed=config.seed + i)
+                                       for i, name in enumerate(config.baselines)]
+        self.snapshots: list[Agent] = []
 
     def add_snapshot(self, path: Path) -> None:
         """Freeze the learner as saved at ``path`` and add it to the pool."""
         from sb3_contrib import MaskablePPO
 
-        frozen = MaskablePPO.load(str(path), device="cpu")
-        self.snapshots = [*self.snapshots, sb3_policy(frozen)][-self.config.max_snapshots:]
+        frozen = PPOAgent.of_model(self.rules, MaskablePPO.load(str(path), device="cpu"),
+                                   name=path.stem)
+        self.snapshots = [*self.snapshots, frozen][-self.config.max_snapshots:]
 
-    def policies(self, num_envs: int) -> list[Policy]:
+    def opponents(self, num_envs: int) -> list[Agent]:
         """One opponent per game: ``snapshot_share`` of games against snapshots, the rest
         against the baselines in turn."""
         if not self.snapshots:
@@ -129,7 +134,7 @@ def train(config: TrainConfig, progress: bool = True,
 
     # ---- 2. the simulator, the opponents and the learner -------------------------------------
     pool = OpponentPool(config, rules)
-    env = HiLoVectorEnv(rules, config.num_envs, opponents=pool.policies(config.num_envs),
+    env = HiLoVectorEnv(rules, config.num_envs, opponents=pool.opponents(config.num_envs),
                         seed=config.seed)
     vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
     model = MaskablePPO(
@@ -174,7 +179,7 @@ def train(config: TrainConfig, progress: bool = True,
                 path = run_dir / "checkpoints" / f"snapshot_{now}.zip"
                 self.model.save(path)
                 pool.add_snapshot(path)
-                env.set_opponents(pool.policies(config.num_envs))
+                env.set_opponents(pool.opponents(config.num_envs))
             if crossed(config.checkpoint_every):
                 self.model.save(run_dir / "checkpoints" / f"model_{now}.zip")
             if crossed(config.eval_every):

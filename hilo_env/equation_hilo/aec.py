@@ -3,9 +3,9 @@
 | property          | value                                                                    |
 |-------------------|--------------------------------------------------------------------------|
 | agents            | ``player_0`` .. ``player_{n-1}`` (seat 0 acts first in the first hand)   |
-| actions           | ``Discrete(9 + rules.max_cap)``: see :mod:`equation_hilo.actions` |
+| actions           | ``Discrete(9 + rules.max_cap)``: see :mod:`equation_hilo.actions`        |
 | observations      | ``{"observation": Box(float32), "action_mask": Box(int8)}``: see         |
-|                   | :mod:`equation_hilo.observation` for every slice              |
+|                   | :mod:`equation_hilo.observation` for every slice                         |
 | rewards           | each player's net chip change, given when a hand ends; they sum to minus |
 |                   | the chips the house took                                                 |
 | episode           | one hand, or ``hands_per_episode`` hands with the button moving; a       |
@@ -27,28 +27,21 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo.engine import _HAND_OVER, Game, Phase
+from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.equation_hilo.rules import RuleSet, resolve
+
+_HAND_OVER = Phase.HAND_OVER  # bound once: Python 3.11 looks enum members up slowly
 
 
 def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
         **overrides: Any) -> AECEnv:
     """The Equation Hi-Lo AEC env with PettingZoo's wrappers for classic games."""
     return wrap(raw_env(rules, render_mode=render_mode, **overrides))
-
-
-def wrap(raw: AECEnv) -> AECEnv:
-    """``raw`` under PettingZoo's wrappers for classic games: an illegal action ends the
-    episode with a penalty of -1, an action outside the space fails an assertion, and calls
-    out of order raise."""
-    wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
 
 
 class raw_env(AECEnv):

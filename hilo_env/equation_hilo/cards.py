@@ -27,7 +27,6 @@ DECK_SIZE = FIRST_ROOT + 4  # 52
 
 GOLD, SILVER, BRONZE, BLACK = range(NUM_SUITS)
 SUIT_LETTERS = "GSBK"
-SUIT_NAMES = ("Gold", "Silver", "Bronze", "Black")
 
 MULTIPLY_TEXT = "x"
 ROOT_TEXT = "r"
@@ -130,11 +129,6 @@ def parse_deck(cards: Iterable[int | str]) -> list[int]:
         used.add(card)
         out.append(card)
     return out
-
-
-def deck_str(cards: Iterable[int]) -> str:
-    """Space-separated text forms of cards."""
-    return " ".join(card_str(c) for c in cards)
 
 
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)

@@ -38,13 +38,20 @@ import numpy as np
 
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
-from hilo_env.equation_hilo.engine import _BET, _DISCARD, _HAND_OVER, Game, Phase
+from hilo_env.equation_hilo.batch_state import NUMBERS_PER_HAND, BatchState
+from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.rules import RuleSet
 
-NUM_OPERATOR_KINDS = 4
-OPERATOR_SLOT = {"+": 0, "-": 1, "*": 2, "/": 3}
+NUM_OPERATOR_KINDS = solver.NUM_OPERATOR_KINDS
+OPERATOR_SLOT = {op: i for i, op in enumerate(solver.OPERATORS)}
+"""Where each operator's count sits in a seat's ``operators`` slice: ``+ - * /``."""
 DISTANCE_SCALE = 20.0
 SOLVER_FEATURES = 5
+MAX_ROOTS_SCALE = float(solver.MAX_ROOTS)
+"""The ``roots`` slice holds √ held / 3."""
+# Phases as plain ints: NumPy compares arrays with them several times faster than with
+# enum members, and Python compares a Phase with them as fast.
+_BET, _DISCARD, _HAND_OVER = int(Phase.BET), int(Phase.DISCARD), int(Phase.HAND_OVER)
 
 
 def layout(rules: RuleSet) -> dict[str, slice]:
@@ -62,6 +69,11 @@ def layout(rules: RuleSet) -> dict[str, slice]:
         out[name] = slice(start, start + size)
         start += size
     return out
+
+
+def observation_size(rules: RuleSet) -> int:
+    """Length of the observation vector of ``rules``."""
+    return layout(rules)["hands_left"].stop
 
 
 def hand_is_full(game: Game, seat: int) -> bool:
@@ -97,9 +109,9 @@ def solver_slice(game: Game, seat: int) -> np.ndarray:
 def _operator_counts() -> dict[str, tuple[int, int, int, int]]:
     """Counts of ``+ - * /`` for every operator string a hand can hold, in any order."""
     out = {}
-    for ops in itertools.product("+-*/", repeat=3):
+    for ops in itertools.product(solver.OPERATORS, repeat=solver.NUM_OPERATORS):
         text = "".join(ops)
-        out[text] = tuple(text.count(op) for op in "+-*/")
+        out[text] = tuple(text.count(op) for op in solver.OPERATORS)
     return out
 
 
@@ -123,7 +135,7 @@ class Encoder:
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
         self.layout = layout(rules)
-        self.size = self.layout["hands_left"].stop
+        self.size = observation_size(rules)
         n = rules.num_players
         self._table_layout = table = _table_layout(rules)
         self._gather = [_gather_index(rules, self.layout, table, seat) for seat in range(n)]
@@ -231,7 +243,7 @@ class Encoder:
         counts: list[float] = []
         for ops in game.operators:
             counts += OPERATOR_COUNTS["".join(ops)]
-        counts += [r / 3.0 for r in game.roots]
+        counts += [r / MAX_ROOTS_SCALE for r in game.roots]
         table[self._operators] = counts
         for seat, solved in enumerate(self._solved):
             if not solved and hand_is_full(game, seat):
@@ -293,11 +305,6 @@ def _gather_index(rules: RuleSet, where: dict[str, slice], table: dict[str, slic
     return np.concatenate(parts).astype(np.intp)
 
 
-def encode(game: Game, seat: int) -> np.ndarray:
-    """The observation of ``seat`` (builds an :class:`Encoder`; reuse one in loops)."""
-    return Encoder(game.rules).encode(game, seat)
-
-
 def action_mask(game: Game, out: np.ndarray | None = None) -> np.ndarray:
     """int8 mask over the action space: 1 for each legal action of the acting player (also
     set in ``out`` when given, which is then returned)."""
@@ -321,3 +328,88 @@ def _bet_mask(size: int, check_or_call: int, lowest: int, highest: int) -> np.nd
     mask[lowest:highest + 1] = 1
     mask.flags.writeable = False
     return mask
+
+
+class BatchEncoder:
+    """Builds the observations of many games at once from a :class:`BatchState`: for every
+    game and observing seat exactly what :meth:`Encoder.encode` gives for the same state."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.layout = where = layout(rules)
+        self.size = observation_size(rules)
+        # The 0/1 head (phase .. set_aside) is assembled as bytes, the tail as float32.
+        self._head_size = t0 = where["operators"].start
+        assert where["face_up"].start < where["set_aside"].start < t0
+        self._tail_offsets = {name: sl.start - t0 for name, sl in where.items()
+                              if sl.start >= t0}
+        n = rules.num_players
+        seats = np.arange(n)
+        self._slots = (seats[:, None] + seats) % n  # [s, j]: the seat in slot j of seat s
+        self._slot_of = (seats[None, :] - seats[:, None]) % n  # [s, seat]: its slot for s
+
+    def encode(self, state: BatchState, g: np.ndarray, s: np.ndarray,
+               every: bool = False) -> np.ndarray:
+        """(k, size) float32: the observation of seat ``s[i]`` in game ``g[i]``; ``every``
+        says that ``g`` is every game in order (whole arrays are then read as they are)."""
+        where, r, t0 = self.layout, self.rules, self._head_size
+        n, k, N, size = r.num_players, g.size, state.phase.size, self.size
+        stack = float(r.starting_stack)
+        head = np.zeros((k, t0), np.uint8)
+        flat_head = head.reshape(-1)
+        base = np.arange(0, k * t0, t0)
+        ph = state.phase if every else state.phase.take(g)
+        live = ph < _HAND_OVER
+        flat_head[(base + where["phase"].start + ph)[live]] = 1
+        fl = s * N + g
+        h = state.hidden.reshape(-1).take(fl)
+        flat_head[(base + where["hidden"].start + h)[h >= 0]] = 1
+        head[:, where["set_aside"]] = (state.set_aside if every
+                                       else state.set_aside.take(g, axis=0))
+        # Seat slot j of row i is seat (s_i + j) % n: gather every slot at once.
+        src = self._slots.take(s, axis=0) * N + g[:, None]  # (k, n) flat indices
+        fu = where["face_up"].start
+        head[:, fu: fu + n * cards.DECK_SIZE] = state.face_up.reshape(
+            n * N, cards.DECK_SIZE).take(src.reshape(-1), axis=0).reshape(k, n * cards.DECK_SIZE)
+        obs = np.empty((k, size), np.float32)
+        obs[:, :t0] = head
+        # The tail (operators .. hands_left) is built feature-major, then copied in at once.
+        tail = np.zeros((size - t0, k), np.float32)
+        off = self._tail_offsets
+        src_t = src.T.reshape(-1)  # slot-major
+        o = off["operators"]
+        tail[o: o + NUM_OPERATOR_KINDS * n] = state.operators.reshape(
+            n * N, NUM_OPERATOR_KINDS).take(src_t, axis=0).reshape(
+            n, k, NUM_OPERATOR_KINDS).transpose(0, 2, 1).reshape(NUM_OPERATOR_KINDS * n, k)
+        for name, arr, scale in (("roots", state.roots, MAX_ROOTS_SCALE),
+                                 ("in_hand", state.in_hand, 1.0),
+                                 ("stacks", state.stacks, stack),
+                                 ("wagers", state.wagers, stack)):
+            o = off[name]
+            tail[o: o + n] = arr.reshape(-1).take(src_t).reshape(n, k) / scale
+        o = off["round_wagers"]
+        for rnd, rw in enumerate(state.round_wagers[:r.num_bet_rounds]):
+            tail[o + rnd * n: o + (rnd + 1) * n] = rw.reshape(-1).take(src_t).reshape(n, k) / stack
+        cols = np.arange(k)
+        button = state.button if every else state.button.take(g)
+        tail[off["button"] + self._slot_of.reshape(-1).take(s * n + button), cols] = 1.0
+        bet = (ph == _BET).nonzero()[0]
+        tail[off["betting_round"] + state.round.take(g[bet]), bet] = 1.0
+        wagers = state.wagers if every else state.wagers.take(g, axis=1)
+        pot = wagers.sum(0)
+        tail[off["pot"]] = (pot if live.all() else np.where(live, pot, 0)) / stack
+        tail[off["cap"]] = (state.cap if every else state.cap.take(g)) / stack
+        tail[off["to_call"]] = (wagers.max(0) - state.wagers.reshape(-1).take(fl)) / stack
+        hand_number = state.hand_number if every else state.hand_number.take(g)
+        tail[off["hands_left"]] = (r.hands_per_episode - hand_number) / r.hands_per_episode
+        full = state.number_count.reshape(-1).take(fl) == NUMBERS_PER_HAND
+        pending = ph == _DISCARD
+        if pending.any():
+            full &= ~(pending & (state.current_player.take(g) == s))
+        if full.any():
+            fi = full.nonzero()[0]
+            so = off["solver"]
+            tail[so:so + SOLVER_FEATURES, fi] = solver_slices(r.integer_results).take(
+                state.signatures(fl[fi]), axis=0).T
+        obs[:, t0:] = tail.T
+        return obs

@@ -59,6 +59,11 @@ class RuleSet:
         return self.deal.count(BET)
 
     @property
+    def discardable_operators(self) -> str:
+        """The operators a drawn × may force out, in the solver's ASCII (``x`` read as ``*``)."""
+        return self.multiply_discards.replace("x", "*")
+
+    @property
     def max_cap(self) -> int:
         """The largest betting cap any hand of this rule set can have; action spaces are
         sized from it (raises ``1..max_cap``).

@@ -105,11 +105,12 @@ import numpy as np
 from hilo_env.equation_hilo.cards import NUM_VALUES
 
 __all__ = [
-    "HIGH_TARGET", "LOW_TARGET", "MAX_ROOTS", "NUM_MULTISETS", "NUM_OPSETS", "NUM_SIGNATURES",
+    "HIGH_TARGET", "LOW_TARGET", "MAX_ROOTS", "NUM_MULTISETS", "NUM_NUMBERS",
+    "NUM_OPERATOR_KINDS", "NUM_OPSETS", "NUM_SIGNATURES",
     "OPERATORS", "OPSETS", "OP_SYMBOLS", "TARGETS", "TIE_TOLERANCE", "Equation", "Solution",
     "build_tables", "canonical_operators", "clear_cache", "evaluate", "lookup_distances",
-    "opset_id", "signature", "signature_unchecked", "signatures", "solve", "solve_unchecked",
-    "table_nbytes",
+    "opset_id", "opset_ids_of_counts", "signature", "signature_unchecked", "signatures",
+    "solve", "solve_unchecked", "table_nbytes",
 ]
 
 LOW_TARGET = 1
@@ -125,6 +126,7 @@ MAX_VALUE = NUM_VALUES - 1
 
 OPERATORS = "+-*/"
 """The binary operators in ASCII, in canonical order (also the tie order)."""
+NUM_OPERATOR_KINDS = len(OPERATORS)
 OPSETS: tuple[str, ...] = ("+-/", "-*/", "+*/", "**/")
 """The tabulated operator multisets; an opset id is an index into this tuple."""
 NUM_OPSETS = len(OPSETS)
@@ -255,6 +257,23 @@ def opset_id(operators: str | Sequence[str]) -> int:
         raise ValueError(f"operators {ops!r} are not tabulated; tabulated: {list(OPSETS)} "
                          "(solve() handles any multiset)")
     return _OPSET_IDS[ops]
+
+
+def _opset_of_counts() -> np.ndarray:
+    table = np.full((NUM_OPERATORS + 1,) * NUM_OPERATORS, -1, dtype=np.int64)
+    for i, ops in enumerate(OPSETS):
+        table[tuple(ops.count(op) for op in OPERATORS[:NUM_OPERATORS])] = i
+    return table
+
+
+_OPSET_OF_COUNTS = _opset_of_counts()
+
+
+def opset_ids_of_counts(counts: np.ndarray) -> np.ndarray:
+    """Opset ids of operator multisets given as counts ``(..., 4)`` in :data:`OPERATORS` order
+    (the ÷ count follows from the others); -1 for a multiset that is not tabulated."""
+    counts = np.asarray(counts)
+    return _OPSET_OF_COUNTS[counts[..., 0], counts[..., 1], counts[..., 2]]
 
 
 def _check_numbers(numbers: Sequence[int]) -> tuple[int, ...]:
