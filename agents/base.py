@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import Phase
 from hilo_env.equation_hilo.observation import (
     DISTANCE_SCALE,
     NUM_OPERATOR_KINDS,
@@ -27,7 +28,6 @@ from hilo_env.equation_hilo.observation import (
 )
 from hilo_env.equation_hilo.rules import RuleSet
 
-PHASE_BET, PHASE_DISCARD, PHASE_DECLARE = 0, 1, 2
 _OPERATOR_CHARS = "".join(sorted(OPERATOR_SLOT, key=OPERATOR_SLOT.__getitem__))  # "+-*/"
 
 
@@ -62,7 +62,7 @@ class TableView:
     """What one observation says, in cards and chips. Seat slot 0 is the observer."""
 
     phase: int
-    """``PHASE_BET``, ``PHASE_DISCARD``, ``PHASE_DECLARE``, or -1 once the hand is over."""
+    """A :class:`Phase` (``BET``, ``DISCARD``, ``DECLARE``), or -1 once the hand is over."""
     hidden: int
     """The observer's own hidden card id, -1 before it is dealt."""
     face_up: tuple[tuple[int, ...], ...]
@@ -150,7 +150,7 @@ def read_observation(observation: np.ndarray, rules: RuleSet,
     for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
         face_up[r].append(c)
     return TableView(
-        phase=int(phase_hot[0]) if phase_hot.size else -1,
+        phase=Phase(int(phase_hot[0])) if phase_hot.size else -1,
         hidden=int(hidden_hot[0]) if hidden_hot.size else -1,
         face_up=tuple(tuple(f) for f in face_up),
         operators=tuple("".join(ch * k for ch, k in zip(_OPERATOR_CHARS, row, strict=True))

@@ -19,9 +19,10 @@ from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.equation_hilo.vector import VectorGame
+from tests.conformance.harness import conform
+from tests.conformance.test_equation_hilo import BACKENDS
 from tests.helpers import make_game, play
 from tests.test_engine import HIGH20, LOW1, WEAK, deal
-from tests.test_vector import run_twin
 
 
 @pytest.mark.parametrize("players, stack, hands, expected", [
@@ -121,7 +122,7 @@ def test_vector_game_without_a_mask_table(players: int, stack: int) -> None:
                            hands_per_episode=4)
     assert VectorGame(rules, 1).mask_table.table is None
     seen: Counter = Counter()
-    assert run_twin(rules, 32, 200, seed=players, seen=seen) >= 200
+    assert conform(BACKENDS["numpy"], rules, 32, 200, seed=players, seen=seen) >= 200
     assert seen["eliminated"] > 0 and seen["cap above the starting stack"] > 0, seen
 
 @pytest.mark.parametrize("players", [3, 5, 8])

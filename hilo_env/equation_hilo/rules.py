@@ -17,6 +17,8 @@ from typing import Any
 import yaml
 
 HIDDEN, UP, BET = "hidden", "up", "bet"
+DEAL_STEPS = (HIDDEN, UP, BET)
+"""The steps of a deal schedule (``RuleSet.deal``)."""
 TIEBREAKS = ("key_card", "suit")
 ODD_CHIP_RULES = ("house",)
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -146,7 +148,7 @@ def _is_int(x: Any) -> bool:
 def _check(r: RuleSet) -> None:
     _require(_is_int(r.num_players) and MIN_PLAYERS <= r.num_players <= MAX_PLAYERS,
              "num_players", r.num_players, f"an integer {MIN_PLAYERS}..{MAX_PLAYERS}")
-    steps_ok = (all(s in (HIDDEN, UP, BET) for s in r.deal) and r.deal[:1] == (HIDDEN,)
+    steps_ok = (all(s in DEAL_STEPS for s in r.deal) and r.deal[:1] == (HIDDEN,)
                 and r.deal.count(HIDDEN) == 1 and r.deal.count(UP) == 3)
     _require(steps_ok, "deal", list(r.deal),
              "a list of steps 'hidden' (exactly once, first), 'up' (exactly three) and 'bet'")

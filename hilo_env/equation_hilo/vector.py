@@ -64,7 +64,7 @@ from hilo_env.equation_hilo.batch_state import (
 from hilo_env.equation_hilo.engine import BASE_OPERATORS, Phase
 from hilo_env.equation_hilo.observation import BatchEncoder
 from hilo_env.equation_hilo.render import player_name
-from hilo_env.equation_hilo.rules import BET, HIDDEN, UP, RuleSet, resolve
+from hilo_env.equation_hilo.rules import BET, DEAL_STEPS, HIDDEN, UP, RuleSet, resolve
 
 DeckSource = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``deal_source(games (k,)) -> (decks (k, 52) top first, hand_seeds (k,))``."""
@@ -73,9 +73,8 @@ DeckSource = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 # enum members.
 _BET, _DISCARD, _DECLARE, _HAND_OVER, _MATCH_OVER = (int(p) for p in Phase)
 
-# Deal schedule step kinds.
-K_HIDDEN, K_UP, K_BET = 0, 1, 2
-_KIND = {HIDDEN: K_HIDDEN, UP: K_UP, BET: K_BET}
+# Deal schedule steps as their index in DEAL_STEPS.
+_HIDDEN_STEP, _UP_STEP, _BET_STEP = (DEAL_STEPS.index(step) for step in (HIDDEN, UP, BET))
 
 BASE_OPERATOR_COUNTS = tuple(BASE_OPERATORS.count(op) for op in solver.OPERATORS)
 """Each player starts a hand with ``+ − ÷``."""
@@ -120,7 +119,7 @@ class VectorGame:
         self.encoder = BatchEncoder(r)
         self.obs_size = self.encoder.size
         self.mask_table = MaskTable(r)
-        self._kinds = np.array([_KIND[s] for s in r.deal], dtype=np.int64)
+        self._steps = np.array([DEAL_STEPS.index(s) for s in r.deal], dtype=np.int64)
         self._limit = r.max_multiply
         self._seat_col = np.arange(n, dtype=np.int64)[:, None]
         # Seat arithmetic as tables (a modulo costs a division per element):
@@ -463,7 +462,7 @@ class VectorGame:
 
     def _advance(self, g: np.ndarray) -> None:
         """Run hands forward until each game waits for a decision (engine ``_advance``)."""
-        n, end = self.num_players, len(self._kinds)
+        n, end = self.num_players, len(self._steps)
         while g.size:
             queued = self.state.deal_position.take(g) < n
             if queued.any():
@@ -477,17 +476,17 @@ class VectorGame:
             if fin.any():
                 self._start_declaration(g[fin])
                 g, sched = g[~fin], sched[~fin]
-            kind = self._kinds.take(sched)
+            step = self._steps.take(sched)
             self.state.schedule[g] = sched + 1
-            hid = kind == K_HIDDEN
+            hid = step == _HIDDEN_STEP
             if hid.any():
                 gh = g[hid]
                 self.state.deal_position[gh] = 0
                 self._deal_pass(gh, hidden=True)
-            up = kind == K_UP
+            up = step == _UP_STEP
             if up.any():
                 self.state.deal_position[g[up]] = 0
-            bet = kind == K_BET
+            bet = step == _BET_STEP
             if bet.any():
                 started = self._start_betting(g[bet])
                 if started.any():
