@@ -6,7 +6,7 @@ path) and rule overrides. Each game lives in its own folder (``hilo_env/equation
 ``docs/architecture.md`` maps the package.
 """
 
-from hilo_env.equation_hilo.aec import env, raw_env
+from hilo_env.envs.equation_hilo_aec import env, raw_env
 from hilo_env.equation_hilo.rules import PRESETS, RuleSet
 
 __all__ = ["PRESETS", "RuleSet", "env", "raw_env"]

@@ -14,11 +14,11 @@ Public API
 
 ``solve(numbers, operators, roots=0, *, integer_results=False) -> Solution``
     The best Low and High equation of one hand: a table lookup for a tabulated operator set,
-    a direct vectorised search otherwise (about 15 µs and 75 µs). The last 2,048 solutions
-    are kept (about 2.5 MB; solutions are immutable), so a repeated hand costs about 3 µs.
+    a direct vectorised search otherwise. The last 2,048 solutions are kept (solutions are
+    immutable), so a repeated hand costs a dictionary lookup (``bench/solver.py`` times it).
 ``solve_unchecked(numbers, operators, roots, integer_results) -> Solution``
     ``solve`` for a hand known to be valid (the engine's showdown): 4 values and 3 ASCII
-    operators in any order, no checks; about 0.5 µs for a kept solution.
+    operators in any order, no checks.
 ``Solution``
     Frozen: ``numbers`` (sorted), ``operators`` (canonical), ``roots``, ``integer_results``,
     ``low``, ``high``; each side an ``Equation``, or ``None`` when no equation is valid.
@@ -37,10 +37,10 @@ Public API
     The table rows of many hands at once: ``(N, 4)``, ``(N,)``, ``(N,)`` -> int64 ``(N,)``.
 ``lookup_distances(sig_ids, integer_results=False) -> (low, high)``
     Best distances of many signatures, float64, ``inf`` where no equation is valid: one
-    gather each, a couple of nanoseconds a hand.
+    gather each.
 ``signature_unchecked(numbers, operators, roots) -> int``
     :func:`signature` of one valid hand of a tabulated opset, no checks (the observation's
-    solver slice); under a microsecond.
+    solver slice).
 ``build_tables()``, ``clear_cache()``, ``table_nbytes()``
     Build the tables now, drop them and the kept solutions (benchmarks), their size in bytes.
 ``LOW_TARGET``, ``HIGH_TARGET``, ``TIE_TOLERANCE``, ``NUM_SIGNATURES``, ``OP_SYMBOLS``
@@ -76,7 +76,7 @@ counts only, never over equations):
    rooted positions), a gather and an argmin;
 3. the 64,064 winning tuples again, to recover the winning operator order and value.
 
-It runs on first use (about 0.15 s; ``import`` stays cheap) and is cached in the module.
+It runs on first use (``import`` stays cheap) and is cached in the module.
 
 Ties
 ====
