@@ -1,0 +1,86 @@
+"""The layout holds: data flows one way, no module imports another's underscored name, and a
+wheel installs nothing generic at the top of site-packages (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIRS = {"hilo_env": ROOT / "hilo_env", "hilo_env.agents": ROOT / "agents",
+                "hilo_env.training": ROOT / "training"}
+RL_LIBRARIES = ("gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib", "torch", "ray",
+                "pyspiel", "jax")
+ABOVE_THE_GAME = ("hilo_env.agents", "hilo_env.envs", "hilo_env.training", "hilo_env.cli")
+ABOVE_THE_AGENTS = ("hilo_env.envs", "hilo_env.training", "hilo_env.cli")
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the installed package by its dotted name."""
+    out = {}
+    for package, folder in PACKAGE_DIRS.items():
+        for path in folder.rglob("*.py"):
+            rel = path.relative_to(folder).with_suffix("").parts
+            name = ".".join((package, *rel))
+            out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def imports(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names imported from it) for every import statement of a file."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.append((node.module, [alias.name for alias in node.names]))
+    return out
+
+
+def test_every_module_is_found() -> None:
+    found = modules()
+    for name in ("hilo_env.equation_hilo.engine", "hilo_env.agents.baselines",
+                 "hilo_env.training.selfplay", "hilo_env.envs.vector_env", "hilo_env.cli"):
+        assert name in found
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_imports_flow_one_way(name: str) -> None:
+    for module, names in imports(modules()[name]):
+        imported = [module, *(f"{module}.{n}" for n in names)]
+        if name.startswith("hilo_env.equation_hilo"):
+            assert not module.startswith(RL_LIBRARIES), (name, module)
+            assert not any(i.startswith(ABOVE_THE_GAME) for i in imported), (name, module)
+        if name.startswith("hilo_env.agents"):
+            assert not any(i.startswith(ABOVE_THE_AGENTS) for i in imported), (name, module)
+        if name != "hilo_env.cli":
+            assert module != "hilo_env.cli", name
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_no_underscored_name_crosses_modules(name: str) -> None:
+    for module, names in imports(modules()[name]):
+        if module.startswith("hilo_env"):
+            private = [n for n in names if n.startswith("_") and n != "__all__"]
+            assert not private, (name, module, private)
+
+
+def test_the_wheel_installs_only_hilo_env(tmp_path: Path) -> None:
+    """agents/ and training/ install as hilo_env.agents and hilo_env.training."""
+    pytest.importorskip("setuptools")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
+                    "--no-build-isolation", "--quiet", "-w", str(tmp_path)],
+                   check=True, cwd=tmp_path, capture_output=True)
+    wheel = next(tmp_path.glob("hilo_env-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"hilo_env"}
+    for inside in ("hilo_env/agents/baselines.py", "hilo_env/agents/models/ppo_standard.zip",
+                   "hilo_env/training/selfplay.py", "hilo_env/equation_hilo/engine.py",
+                   "hilo_env/envs/vector_env.py"):
+        assert inside in names
