@@ -295,7 +295,7 @@ def test_table_agrees_with_direct_search():
         nums = tuple(sorted(int(x) for x in rng.integers(0, 11, size=4)))
         ops, roots, whole = OPSETS[rng.integers(4)], int(rng.integers(4)), bool(rng.integers(2))
         sol = solve(nums, ops, roots, integer_results=whole)
-        assert (sol.low, sol.high) == solver._solve_direct(nums, ops, roots, whole)
+        assert (sol.low, sol.high) == solver.search(nums, ops, roots, whole)
 
 
 def test_rebuild_is_deterministic():
@@ -306,7 +306,7 @@ def test_rebuild_is_deterministic():
 
 
 def test_import_does_not_build_tables():
-    code = "import hilo_env.equation_hilo.solver as s; assert s._tables is None; print('ok')"
+    code = "import hilo_env.solver as s; assert not s.tables_built(); print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
 

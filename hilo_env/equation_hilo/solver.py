@@ -41,8 +41,11 @@ Public API
 ``signature_unchecked(numbers, operators, roots) -> int``
     :func:`signature` of one valid hand of a tabulated opset, no checks (the observation's
     solver slice).
-``build_tables()``, ``clear_cache()``, ``table_nbytes()``
-    Build the tables now, drop them and the kept solutions (benchmarks), their size in bytes.
+``search(numbers, operators, roots, integer_results) -> (low, high)``
+    The best equations of one sorted hand without the table (any operator multiset).
+``build_tables()``, ``tables_built()``, ``clear_cache()``, ``table_nbytes()``
+    Build the tables now, whether they are built, drop them and the kept solutions
+    (benchmarks), their size in bytes.
 ``LOW_TARGET``, ``HIGH_TARGET``, ``TIE_TOLERANCE``, ``NUM_SIGNATURES``, ``OP_SYMBOLS``
     1, 20, 1e-9, 16,016, and the symbols ``+ − × ÷`` of the ASCII operators.
 
@@ -109,8 +112,8 @@ __all__ = [
     "NUM_OPERATOR_KINDS", "NUM_OPSETS", "NUM_SIGNATURES",
     "OPERATORS", "OPSETS", "OP_SYMBOLS", "TARGETS", "TIE_TOLERANCE", "Equation", "Solution",
     "build_tables", "canonical_operators", "clear_cache", "evaluate", "lookup_distances",
-    "opset_id", "opset_ids_of_counts", "signature", "signature_unchecked", "signatures",
-    "solve", "solve_unchecked", "table_nbytes",
+    "opset_id", "opset_ids_of_counts", "search", "signature", "signature_unchecked",
+    "signatures", "solve", "solve_unchecked", "table_nbytes", "tables_built",
 ]
 
 LOW_TARGET = 1
@@ -462,6 +465,11 @@ def _get_tables() -> _Tables:
     return _tables
 
 
+def tables_built() -> bool:
+    """Whether the tables are built (they are on first use, not on import)."""
+    return _tables is not None
+
+
 def build_tables() -> None:
     """Build the tables now (they are otherwise built on first use); a no-op when cached."""
     _get_tables()
@@ -562,14 +570,16 @@ def _solve(nums: tuple[int, ...], ops: str, r: int, whole: bool) -> Solution:
                          tables.value[mode, t, sig], target)
             for t, target in enumerate(TARGETS))
     else:
-        low, high = _solve_direct(nums, ops, r, whole)
+        low, high = search(nums, ops, r, whole)
     return Solution(numbers=nums, operators=ops, roots=r, integer_results=whole,
                     low=low, high=high)
 
 
-def _solve_direct(nums: tuple[int, ...], ops: str, roots: int,
-                  whole: bool) -> tuple[Equation | None, Equation | None]:
-    """Search one hand with the table's kernel and tie order (for untabulated operators)."""
+def search(nums: tuple[int, ...], ops: str, roots: int,
+           whole: bool) -> tuple[Equation | None, Equation | None]:
+    """The best Low and High equations of one checked hand (``nums`` sorted, ``ops``
+    canonical) found without the table, with its kernel and tie order: how :func:`solve`
+    handles untabulated operators, and a check on the table."""
     codes = _tuple_codes(np.array([nums]), roots)[0]
     orders = _op_orders(ops)
     rv = _rooted_values()
