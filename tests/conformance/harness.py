@@ -22,7 +22,7 @@ from hilo_env.agents import sample_legal
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
-from hilo_env.equation_hilo.observation import Encoder
+from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.rules import RuleSet
 
 
@@ -86,10 +86,11 @@ def engine_for(rules: RuleSet, dealt: tuple[list[int], int]) -> tuple[Game, Enco
 
 
 def engine_mask(game: Game, num_actions: int) -> np.ndarray:
-    legal = game.legal_actions()
-    assert max(legal) < num_actions, (legal, num_actions)  # every legal action has an id
-    mask = np.zeros(num_actions, np.int8)
-    mask[legal] = 1
+    """The engine's mask (``observation.action_mask``), checked against its legal actions:
+    the space has ``num_actions`` ids and every legal action has one."""
+    mask = action_mask(game)
+    assert mask.shape == (num_actions,)
+    assert np.flatnonzero(mask).tolist() == sorted(game.legal_actions())
     return mask
 
 
