@@ -5,7 +5,8 @@ Used by the ``heuristic`` agent. Three pieces:
 * :data:`SHARE`, the heads-up payout rules of ``docs/rules.md`` section 7 as a table: our
   fraction of the pot for each pair of declarations (ours, theirs) and each outcome of the
   Low and High comparisons (we are better, they are, a tie, only one of us has a valid
-  equation, neither has). Built once from :func:`showdown_share`; read by table lookups.
+  equation, neither has). Built once by :func:`showdown.split_pot` on one synthetic
+  showdown per entry; read by table lookups.
 * :class:`Estimator`, the best-distance distributions of hands that are not fully known: an
   opponent's hand over the hidden cards it may hold (exact, with the tie-break, once its face-up
   cards are all dealt), and any hand with deals still to come (a fixed Monte Carlo sample
@@ -28,8 +29,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from hilo_env.agents.base import TableView
+from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.showdown import split_pot, tiebreak_rank
 
 LOW, HIGH, SWING = 0, 1, 2
 """Declaration indices (add :data:`equation_hilo.actions.DECLARE_LOW` for the action id)."""
@@ -38,7 +41,6 @@ WE_BETTER, THEY_BETTER, TIED, ONLY_WE, ONLY_THEY, NEITHER = range(6)
 """How one side compares between us and the opponent."""
 NUM_STATES = 6
 TOL = solver.TIE_TOLERANCE
-US, THEM = "us", "them"
 
 NUM_SAMPLES = 64
 """Completions drawn for a hand with deals still to come."""
@@ -49,53 +51,30 @@ _OPSET_ID = {o: i for i, o in enumerate(solver.OPSETS)}
 _CACHE_LIMIT = 200_000
 
 
-def _winner(players: list[str], state: int) -> str | None:
-    """The winner of one side among ``players``, given how the side compares."""
-    valid = {US: state in (WE_BETTER, THEY_BETTER, ONLY_WE),
-             THEM: state in (WE_BETTER, THEY_BETTER, ONLY_THEY)}
-    live = [p for p in players if valid[p]]
-    if len(live) == 2:
-        return US if state == WE_BETTER else THEM
-    return live[0] if live else None
-
-
-def showdown_share(ours: int, theirs: int, low_state: int, high_state: int) -> float:
-    """Our fraction of the pot at a heads-up showdown (odd chips ignored).
-
-    Follows ``docs/rules.md`` section 7: contenders by declaration, Swing must win both sides,
-    a half without an eligible winner goes to the other half's winner, and the house rule
-    (nobody eligible: an even split). A ``TIED`` state is a coin flip of the tie-break.
-    """
-    if low_state == TIED:
-        return 0.5 * (showdown_share(ours, theirs, WE_BETTER, high_state)
-                      + showdown_share(ours, theirs, THEY_BETTER, high_state))
-    if high_state == TIED:
-        return 0.5 * (showdown_share(ours, theirs, low_state, WE_BETTER)
-                      + showdown_share(ours, theirs, low_state, THEY_BETTER))
-    decl = {US: ours, THEM: theirs}
-    low_side = [p for p in (US, THEM) if decl[p] in (LOW, SWING)]
-    high_side = [p for p in (US, THEM) if decl[p] in (HIGH, SWING)]
-    low_w, high_w = _winner(low_side, low_state), _winner(high_side, high_state)
-    swingers = [p for p in (US, THEM) if decl[p] == SWING]
-    failed = [p for p in swingers if not (low_w == p == high_w)]
-    if len(failed) < len(swingers):
-        return 1.0 if low_w == US else 0.0
-    if failed:
-        low_w = _winner([p for p in low_side if p not in failed], low_state)
-        high_w = _winner([p for p in high_side if p not in failed], high_state)
-    winners = [w for w in (low_w, high_w) if w is not None]
-    if not winners:
-        return 0.5
-    if low_side and high_side:
-        return sum(0.5 if len(winners) == 2 else 1.0 for w in winners if w == US)
-    return 1.0 if winners[0] == US else 0.0
+_STATE_DISTANCES = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.0, math.inf],
+                             [math.inf, 0.0], [math.inf, math.inf]])
+"""``[state]``: (our distance, theirs) on a side, realising each side state (``TIED``: equal
+distances, left to the tie-break)."""
+_TIEBREAK_WINNERS = np.array([[1, 0], [0, 1]])
+"""(our tie-break rank, theirs): we win the tie-break, or they do."""
+_SHARE_POT = 2
+"""An even pot, so that no odd chip goes to the house."""
 
 
 def _share_table() -> np.ndarray:
-    table = np.zeros((NUM_DECLARATIONS, NUM_DECLARATIONS, NUM_STATES, NUM_STATES))
-    for idx in np.ndindex(table.shape):
-        table[idx] = showdown_share(*(int(i) for i in idx))
-    return table
+    """:data:`SHARE`, from :func:`showdown.split_pot` on a batch of heads-up showdowns (seat 0
+    is us): one per pair of declarations, pair of side states (realised by distances) and
+    pair of tie-break winners. A ``TIED`` state is a coin flip of the tie-break: the mean
+    over who wins it."""
+    ties = len(_TIEBREAK_WINNERS)
+    ours, theirs, low, high, low_tie, high_tie = np.indices(
+        (NUM_DECLARATIONS, NUM_DECLARATIONS, NUM_STATES, NUM_STATES, ties, ties))
+    declarations = A.DECLARE_LOW + np.stack([ours, theirs], axis=-1)
+    distances = np.stack([_STATE_DISTANCES[low], _STATE_DISTANCES[high]], axis=-2)
+    ranks = np.stack([_TIEBREAK_WINNERS[low_tie], _TIEBREAK_WINNERS[high_tie]], axis=-2)
+    payouts = split_pot(_SHARE_POT, np.ones(declarations.shape, bool), declarations, distances,
+                        ranks).payouts
+    return (payouts[..., 0] / _SHARE_POT).mean(axis=(-2, -1))
 
 
 SHARE = _share_table()
@@ -260,18 +239,12 @@ class Estimator:
     def _tiebreaks(self, view: TableView, slot: int, candidates: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
         """Per candidate hidden card of the opponent: do we win a Low tie, a High tie?"""
-        ours = np.array(view.numbers(0))
-        theirs = np.array(view.numbers(slot))
-        if self.rules.tiebreak == "suit":
-            mine = _suit_rank(ours[None, :])
-            hands = np.concatenate([np.broadcast_to(theirs, (candidates.size, theirs.size)),
-                                    candidates[:, None]], axis=1)
-            won = mine < _suit_rank(hands)
-            return won, won
-        # key_card: (value, -suit) as one integer; Low: smaller wins, High: bigger wins
-        mine, vis, cand = _key(ours), _key(theirs), _key(candidates)
-        low_won = mine.min() < np.minimum(vis.min(initial=99), cand)
-        high_won = mine.max() > np.maximum(vis.max(initial=-1), cand)
+        ours = np.array([view.numbers(0)])
+        visible = np.array(view.numbers(slot), dtype=np.int64)
+        theirs = np.concatenate([np.broadcast_to(visible, (candidates.size, visible.size)),
+                                 candidates[:, None]], axis=1)
+        low_won, high_won = (tiebreak_rank(ours, self.rules.tiebreak)
+                             > tiebreak_rank(theirs, self.rules.tiebreak))
         return low_won, high_won
 
     def shares(self, view: TableView, ops: str | None = None,
@@ -310,23 +283,6 @@ class Estimator:
         if not self.rules.swing:
             out[:, SWING] = -math.inf
         return out
-
-
-def _key(number_cards: np.ndarray) -> np.ndarray:
-    """The key-card order of :func:`engine.key_card` as integers: value, then -suit."""
-    return (number_cards // cards.NUM_SUITS) * cards.NUM_SUITS + (cards.NUM_SUITS - 1
-                                                                   - number_cards % cards.NUM_SUITS)
-
-
-def _suit_rank(hands: np.ndarray) -> np.ndarray:
-    """The ``suit`` tie-break order of :func:`equation_hilo.engine.suit_order` as one integer per
-    hand ``(J, 4)``: smaller wins."""
-    codes = np.sort((hands % cards.NUM_SUITS) * cards.NUM_VALUES
-                    + (cards.NUM_VALUES - 1 - hands // cards.NUM_SUITS), axis=1)
-    rank = np.zeros(hands.shape[0], dtype=np.int64)
-    for col in range(hands.shape[1]):
-        rank = rank * cards.NUM_NUMBER_CARDS + codes[:, col]
-    return rank
 
 
 def _break_ties(state: np.ndarray, we_win: np.ndarray) -> np.ndarray:

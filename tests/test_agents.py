@@ -20,13 +20,11 @@ from hilo_env.agents.equity import (
     THEY_BETTER,
     WE_BETTER,
     Estimator,
-    _key,
-    _suit_rank,
     compare,
 )
 from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo import cards
-from hilo_env.equation_hilo.engine import Game, Phase, key_card, suit_order
+from hilo_env.equation_hilo import cards, showdown
+from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.rules import RuleSet
 
@@ -145,10 +143,6 @@ def test_read_observation_matches_the_game():
             game.step(legal[h % len(legal)] if A.FOLD not in legal else legal[1])
 
 
-def _engine_side_winner(game: Game, seats: list[int], side: str, solutions) -> int | None:
-    return game._side_winner(seats, side, solutions)
-
-
 def test_share_table_matches_the_engine_payout():
     """SHARE against the engine's own split of the pot, over random heads-up showdowns."""
     rules = RuleSet.preset("standard")
@@ -165,15 +159,19 @@ def test_share_table_matches_the_engine_payout():
                 game.step(A.CHECK if A.CHECK in legal else legal[1] if A.FOLD in legal
                           else legal[0])
         sols = game.result.solutions
+        hands = np.array([game.number_cards(0), game.number_cards(1)])
+        ranks = showdown.tiebreak_rank(hands, rules.tiebreak)
         states = []
-        for side in ("low", "high"):
-            d = [getattr(sols[s], side) for s in (0, 1)]
+        for side, name in ((showdown.LOW, "low"), (showdown.HIGH, "high")):
+            d = [getattr(sols[s], name) for s in (0, 1)]
             if d[0] is None or d[1] is None:
                 states.append(NEITHER if d[0] is d[1] is None else
                               ONLY_WE if d[1] is None else ONLY_THEY)
             else:
-                states.append(WE_BETTER if _engine_side_winner(game, [0, 1], side, sols) == 0
-                              else THEY_BETTER)
+                winner = showdown.side_winners(np.array([True, True]),
+                                               np.array([d[0].distance, d[1].distance]),
+                                               ranks[side])
+                states.append(WE_BETTER if winner == 0 else THEY_BETTER)
         pot = sum(game.result.payouts) + game.result.house
         expected = SHARE[decl[0], decl[1], states[0], states[1]] * pot
         assert abs(game.result.payouts[0] - expected) <= 1, (decl, states)
@@ -197,17 +195,29 @@ def test_compare_states():
     assert got.tolist() == [[0, 0, ONLY_WE], [1, 2, ONLY_WE], [ONLY_THEY, ONLY_THEY, NEITHER]]
 
 
-def test_vectorised_tiebreaks_match_the_engine():
+def _key_card(number_cards: list[int], side: str) -> tuple[int, int]:
+    """The rulebook's key card as (value, -suit): the bigger wins High, the smaller Low."""
+    keys = [(c // cards.NUM_SUITS, -(c % cards.NUM_SUITS)) for c in number_cards]
+    return max(keys) if side == "high" else min(keys)
+
+
+def _suit_order(number_cards: list[int]) -> list[tuple[int, int]]:
+    """Cards by suit (Gold first), then value (higher first): the smaller list wins a tie."""
+    return sorted((c % cards.NUM_SUITS, -(c // cards.NUM_SUITS)) for c in number_cards)
+
+
+def test_vectorised_tiebreaks_match_the_rulebook_orders():
+    """The tie-break ranks the agent and the engine use, against the rulebook's orders."""
     rng = np.random.default_rng(1)
     for _ in range(300):
         hand = rng.choice(cards.NUM_NUMBER_CARDS, size=(2, 4), replace=False)
         a, b = hand[0].tolist(), hand[1].tolist()
-        assert (_key(np.array(a)).min() < _key(np.array(b)).min()) == (
-            key_card(a, "low") < key_card(b, "low"))
-        assert (_key(np.array(a)).max() > _key(np.array(b)).max()) == (
-            key_card(a, "high") > key_card(b, "high"))
-        assert (_suit_rank(hand[:1])[0] < _suit_rank(hand[1:])[0]) == (
-            suit_order(a) < suit_order(b))
+        low = showdown.key_card_rank(hand, showdown.LOW)
+        high = showdown.key_card_rank(hand, showdown.HIGH)
+        assert (low[0] > low[1]) == (_key_card(a, "low") < _key_card(b, "low"))
+        assert (high[0] > high[1]) == (_key_card(a, "high") > _key_card(b, "high"))
+        suit = showdown.suit_rank(hand)
+        assert (suit[0] > suit[1]) == (_suit_order(a) < _suit_order(b))
 
 
 def test_estimator_samples_are_deterministic_and_cached():

@@ -79,6 +79,26 @@ def test_scenario_stacks(name: str) -> None:
     assert sum(game.stacks) + game.house == total
 
 
+# name: (low winner, high winner, failed Swings) in the HandResult; None where nobody is paid
+SIDE_RESULTS = {
+    "split pot": (1, 0, []),
+    "nobody on Low: all High": (None, 0, []),
+    "swing wins both": (0, 0, []),
+    "swing fails Low, its High half goes to the Low winner": (1, None, [0]),
+    "swing fails High, its Low half goes to the next best Low": (2, 1, [0]),
+    "every swing fails: house rule split": (None, None, [0, 1]),
+    "Low tie broken by suit order": (0, None, []),
+}
+
+
+@pytest.mark.parametrize("name", list(SIDE_RESULTS))
+def test_scenario_side_results(name: str) -> None:
+    hands, moves, overrides, _, _ = SCENARIOS[name]
+    result = play(make_game(deal(*hands), **overrides), *moves).result
+    assert (result.low_winner, result.high_winner, result.failed_swing) == SIDE_RESULTS[name]
+    assert all(isinstance(chips, int) for chips in [*result.payouts, result.house])
+
+
 def test_duel_uses_suit_tiebreak_and_its_schedule() -> None:
     game = make_game(deal(["1S", "0S", "0B", "5G"], ["1G", "0G", "0K", "5S"]), "duel")
     # duel: the first betting round comes right after the hidden card

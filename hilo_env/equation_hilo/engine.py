@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -29,12 +30,18 @@ import numpy as np
 
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo import showdown as S
 from hilo_env.equation_hilo.rules import BET, HIDDEN, UP, RuleSet
-from hilo_env.equation_hilo.solver import TIE_TOLERANCE, Solution, solve_unchecked
+from hilo_env.equation_hilo.solver import NUM_NUMBERS, Solution, solve_unchecked
 
 BASE_OPERATORS = ("+", "-", "/")
 ACTION_TYPES = (int, np.integer)
 """What an action id may be: a Python or NumPy integer."""
+SIDE_NAMES = ("low", "high")
+"""The sides as the hand history and :class:`Solution` name them, in showdown's side order."""
+_NO_CARDS = (0,) * NUM_NUMBERS
+"""Stands in for the number cards of a seat out of the showdown, whose tie-break rank is
+never compared."""
 
 
 class Phase(IntEnum):
@@ -82,22 +89,11 @@ class HandResult:
     fold_out: bool = False
 
 
-def key_card(number_cards: Sequence[int], side: str) -> tuple[int, int]:
-    """The rulebook's key card as a comparable (value, -suit): bigger wins High, smaller Low."""
-    keys = [(c // cards.NUM_SUITS, -(c % cards.NUM_SUITS)) for c in number_cards]
-    return max(keys) if side == "high" else min(keys)
-
-
-def suit_order(number_cards: Sequence[int]) -> list[tuple[int, int]]:
-    """Cards sorted by suit (Gold first), then value (higher first); smaller list wins a tie."""
-    return sorted((c % cards.NUM_SUITS, -(c // cards.NUM_SUITS)) for c in number_cards)
-
-
 @functools.cache
-def seat_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
-    """For each seat as the dealer, the seats from its left, clockwise."""
-    n = num_players
-    return tuple(tuple((button + 1 + i) % n for i in range(n)) for button in range(n))
+def _seat_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
+    """:func:`showdown.seat_orders` as tuples of Python ints, which the engine's loops read
+    fastest."""
+    return tuple(map(tuple, S.seat_orders(num_players).tolist()))
 
 
 _NOT_COMPARED = ("rng", "_legal", "_options")
@@ -114,7 +110,7 @@ class Game:
         n = rules.num_players
         self.rules = rules
         self.num_players = n
-        self._orders = seat_orders(n)
+        self._orders = _seat_orders(n)
         self.rng = rng
         self.rng_start = rng.bit_generator.state
         self.stacks = [rules.starting_stack] * n
@@ -397,74 +393,30 @@ class Game:
         self._pay(payouts, house=0, solutions=[None] * self.num_players, fold_out=True)
 
     def _showdown(self) -> None:
-        n, rules = self.num_players, self.rules
+        """Solve every hand still in, log its equations and split the pot (rules sections 5-7,
+        :func:`showdown.split_pot` on a batch of one game)."""
+        n, rules, live = self.num_players, self.rules, self._live_order()
         solutions: list[Solution | None] = [None] * n
-        for seat in self._live_order():
-            nums = [c // cards.NUM_SUITS for c in self.number_cards(seat)]
-            sol = solve_unchecked(nums, self.operators[seat], self.roots[seat],
-                                  rules.integer_results)
+        distances = [[math.inf] * n, [math.inf] * n]  # [side][seat]
+        hands = [_NO_CARDS] * n
+        for seat in live:
+            hands[seat] = self.number_cards(seat)
+            sol = solve_unchecked([c // cards.NUM_SUITS for c in hands[seat]],
+                                  self.operators[seat], self.roots[seat], rules.integer_results)
             solutions[seat] = sol
-            for side, eq in (("low", sol.low), ("high", sol.high)):
+            for side, eq in enumerate((sol.low, sol.high)):
                 if eq is not None:
-                    self.log.append(Event("equation", seat, (side, eq.equation, eq.value,
-                                                             eq.distance)))
-        payouts, house, low_w, high_w, failed = self._split_pot(solutions)
-        self._pay(payouts, house, solutions, low_winner=low_w, high_winner=high_w,
-                  failed_swing=failed)
-
-    def _side_winner(self, seats: list[int], side: str,
-                     solutions: list[Solution | None]) -> int | None:
-        """The winner of one side among ``seats``: smallest distance, then the tie-break."""
-        dist = {}
-        for s in seats:
-            eq = getattr(solutions[s], side)
-            if eq is not None:
-                dist[s] = eq.distance
-        if not dist:
-            return None
-        best = min(dist.values())
-        tied = [s for s, d in dist.items() if d <= best + TIE_TOLERANCE]
-        if len(tied) == 1:
-            return tied[0]
-        if self.rules.tiebreak == "suit":
-            return min(tied, key=lambda s: suit_order(self.number_cards(s)))
-        keys = {s: key_card(self.number_cards(s), side) for s in tied}
-        pick = max if side == "high" else min
-        return pick(tied, key=keys.__getitem__)
-
-    def _split_pot(self, solutions: list[Solution | None]
-                   ) -> tuple[list[int], int, int | None, int | None, list[int]]:
-        """Payouts per seat and house chips at showdown (rules section 7)."""
-        n, pot = self.num_players, self.pot
-        live = self._live_order()
-        decl = self.declarations
-        low_side = [s for s in live if decl[s] in (A.DECLARE_LOW, A.DECLARE_SWING)]
-        high_side = [s for s in live if decl[s] in (A.DECLARE_HIGH, A.DECLARE_SWING)]
-        low_w = self._side_winner(low_side, "low", solutions)
-        high_w = self._side_winner(high_side, "high", solutions)
-        payouts = [0] * n
-        swingers = [s for s in live if decl[s] == A.DECLARE_SWING]
-        failed = [s for s in swingers if not (low_w == s == high_w)]
-        if len(failed) < len(swingers):
-            payouts[low_w] = pot  # a Swing player won both sides: the whole pot
-            return payouts, 0, low_w, high_w, failed
-        if failed:
-            low_w = self._side_winner([s for s in low_side if s not in failed], "low", solutions)
-            high_w = self._side_winner([s for s in high_side if s not in failed], "high",
-                                       solutions)
-        winners = [w for w in (low_w, high_w) if w is not None]
-        if not winners:  # house rule: nobody can win, split among everyone still in
-            share = pot // len(live)
-            for s in live:
-                payouts[s] = share
-            return payouts, pot - share * len(live), low_w, high_w, failed
-        if low_side and high_side:
-            half = pot // 2
-            for w in winners:
-                payouts[w] += half if len(winners) == 2 else 2 * half
-            return payouts, pot - 2 * half, low_w, high_w, failed
-        payouts[winners[0]] = pot
-        return payouts, 0, low_w, high_w, failed
+                    distances[side][seat] = eq.distance
+                    self.log.append(Event("equation", seat, (SIDE_NAMES[side], eq.equation,
+                                                             eq.value, eq.distance)))
+        declarations = [S.NO_DECLARATION if d is None else d for d in self.declarations]
+        split = S.split_pot(self.pot, np.array(self.in_hand), np.array(declarations),
+                            np.array(distances), S.tiebreak_rank(np.array(hands), rules.tiebreak))
+        low_w, high_w = int(split.low_winner), int(split.high_winner)
+        self._pay(split.payouts.tolist(), int(split.house), solutions,
+                  low_winner=None if low_w == S.NO_SEAT else low_w,
+                  high_winner=None if high_w == S.NO_SEAT else high_w,
+                  failed_swing=[s for s in live if split.failed_swing[s]])
 
     def _pay(self, payouts: list[int], house: int, solutions: list[Solution | None],
              **outcome: Any) -> None:

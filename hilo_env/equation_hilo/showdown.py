@@ -1,0 +1,216 @@
+"""The showdown: the decision-free rule math of ``docs/rules.md`` sections 5 to 7, written once.
+
+Everything after the declarations is arithmetic on arrays, so it lives here as pure functions
+over a **batch**: leading axes ``...`` index games, the last axis indexes seats. The engine
+calls them on a batch of one game, the NumPy batch simulator on many games at once, and the
+heuristic agent's equity table on synthetic games. Nothing branches on array values, and the
+functions take the array module ``xp`` (NumPy by default), so a JAX simulator can pass
+``jax.numpy``.
+
+| name                  | rules     | per game                                                  |
+|-----------------------|-----------|-----------------------------------------------------------|
+| :func:`seat_orders`   | section 4 | for each dealer, the seats from its left, clockwise       |
+| :func:`key_card_rank` | section 6 | each hand's ``key_card`` tie-break rank on a side         |
+| :func:`suit_rank`     | section 6 | each hand's ``suit`` tie-break rank                       |
+| :func:`tiebreak_rank` | section 6 | each seat's rank under a rule set's ``tiebreak``, per side |
+| :func:`side_winners`  | section 6 | a side's winner: the closest equation, then the tie-break |
+| :func:`split_pot`     | section 7 | payouts, house chips, side winners, failed Swings         |
+
+Conventions:
+
+* **Shapes.** Per-seat arrays are ``(..., seats)``. Where both sides come together they are
+  stacked just before the seat axis, ``(..., 2, seats)``, Low first: :data:`LOW` and
+  :data:`HIGH` index that axis. A simulator that stores seat-major ``(seats, games)`` arrays
+  transposes them.
+* **Ranks: larger wins.** A tie-break rank is a non-negative integer per hand; among tied
+  contenders the largest rank takes the side. No two seats share a card, so tied seats never
+  share a rank (if they did, the lowest seat would win).
+* **Distances** are each hand's best distance to a side's target (from the solver): ``inf``
+  means no valid equation, and distances within :data:`solver.TIE_TOLERANCE` of the best are
+  tied.
+* **Seats and declarations** are integers: :data:`NO_SEAT` where a side has no winner; the
+  declaration action ids of :mod:`actions` (``DECLARE_LOW``, ``DECLARE_HIGH``,
+  ``DECLARE_SWING``), and :data:`NO_DECLARATION` for a seat that did not declare.
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.rules import TIEBREAKS
+from hilo_env.equation_hilo.solver import TIE_TOLERANCE
+
+Array = Any
+"""A NumPy array, or an array of the module passed as ``xp``."""
+
+LOW, HIGH = 0, 1
+"""The sides: where each lies on a stacked side axis ``(..., 2, seats)``."""
+SIDES = (LOW, HIGH)
+KEY_CARD, SUIT = TIEBREAKS
+"""The :attr:`RuleSet.tiebreak` names."""
+NO_SEAT = -1
+"""The winner of a side that nobody can win (no contender has a valid equation)."""
+NO_DECLARATION = -1
+"""The declaration of a seat that did not declare (it folded, or is out of the match)."""
+
+_VALUE, _SUIT = np.divmod(np.arange(cards.NUM_NUMBER_CARDS), cards.NUM_SUITS)
+_HIGH_KEY = _VALUE * cards.NUM_SUITS + (cards.NUM_SUITS - 1 - _SUIT)
+_KEY_RANK = np.stack([cards.NUM_NUMBER_CARDS - 1 - _HIGH_KEY, _HIGH_KEY])
+"""``[side, card]``: a number card's place in the side's key-card order, best last. High goes
+by value, then Gold > Silver > Bronze > Black; Low is the High order reversed."""
+_SUIT_RANK = (cards.NUM_SUITS - 1 - _SUIT) * cards.NUM_VALUES + _VALUE
+"""``[card]``: a number card's place in the ``suit`` order, best last: by suit (Gold
+strongest), then by value."""
+_SIDE_AXIS = np.array(SIDES)[:, None]
+"""``(2, 1)``: the sides, as indices along a side axis that comes before the seat axis."""
+
+_NOT_TIED = -1
+"""The rank :func:`side_winners` gives the seats not tied for the best distance: below every
+tie-break rank."""
+
+_ROUNDS = 2
+"""The rounds of :func:`split_pot`: round 0 counts every contender, round 1 leaves out the
+Swing seats."""
+_ROUND_AXIS = np.arange(_ROUNDS)[:, None, None]
+_CONTENDS = np.zeros((_ROUNDS, len(SIDES), A.DECLARE_SWING + 2), dtype=bool)
+"""``[round, side, declaration]``: whether a seat of that declaration (an action id; the last
+column, which :data:`NO_DECLARATION` reads, is nobody's) contends the side in the round."""
+_CONTENDS[:, LOW, A.DECLARE_LOW] = _CONTENDS[:, HIGH, A.DECLARE_HIGH] = True
+_CONTENDS[0, :, A.DECLARE_SWING] = True
+
+
+class PotSplit(NamedTuple):
+    """What :func:`split_pot` decides, per game (the leading axes ``...``)."""
+
+    payouts: Array
+    """``(..., seats)`` int: the chips each seat takes from the pot."""
+    house: Array
+    """``(...)`` int: the chips the house takes."""
+    low_winner: Array
+    """``(...)`` int: the seat paid for Low (failed Swings left out), or :data:`NO_SEAT`."""
+    high_winner: Array
+    """``(...)`` int: the seat paid for High, or :data:`NO_SEAT`."""
+    failed_swing: Array
+    """``(..., seats)`` bool: the seats whose Swing failed."""
+
+
+@functools.cache
+def seat_orders(num_players: int) -> np.ndarray:
+    """``(num_players, num_players)`` int, read-only: row ``b`` lists the seats from the left
+    of dealer ``b``, clockwise, the order of dealing, betting and declaring (rules section 4).
+    """
+    seats = np.arange(num_players)
+    orders = (seats[:, None] + 1 + seats) % num_players
+    orders.flags.writeable = False
+    return orders
+
+
+def key_card_rank(numbers: Array, side: Array, xp: ModuleType = np) -> Array:
+    """The ``key_card`` tie-break (rules section 6) as one rank per hand; larger wins.
+
+    ``numbers`` ``(..., cards)`` holds number-card ids, a hand on the last axis -> ``(...)``.
+    ``side`` is :data:`LOW` or :data:`HIGH` (or an integer array of them that broadcasts with
+    ``numbers``). A hand's key card is its highest card for High (between equal values Gold >
+    Silver > Bronze > Black) and its lowest for Low (Black > Bronze > Silver > Gold); the rank
+    is the key card's place in the side's order.
+    """
+    return xp.asarray(_KEY_RANK)[side, numbers].max(-1)
+
+
+def suit_rank(numbers: Array, xp: ModuleType = np) -> Array:
+    """The ``suit`` tie-break (rules section 6; classic and duel) as one rank per hand, the same
+    on both sides; larger wins.
+
+    ``numbers`` ``(..., cards)`` holds number-card ids -> ``(...)``. The rulebook ranks each
+    hand's cards by suit (Gold first), then by value (higher first), and compares the ranked
+    lists card by card. The rank writes a ranked list as the digits of one integer, strongest
+    card first (base :data:`cards.NUM_NUMBER_CARDS`), so integers compare as the lists do
+    between hands of as many cards.
+    """
+    ranked = xp.sort(xp.asarray(_SUIT_RANK)[numbers], axis=-1)  # weakest card first
+    return ranked @ (cards.NUM_NUMBER_CARDS ** xp.arange(ranked.shape[-1]))
+
+
+def tiebreak_rank(numbers: Array, tiebreak: str, xp: ModuleType = np) -> Array:
+    """Each seat's tie-break rank on each side under the :attr:`RuleSet.tiebreak` named
+    ``tiebreak`` (``key_card`` or ``suit``), as :func:`split_pot` takes them: ``numbers``
+    ``(..., seats, cards)`` number-card ids -> ``(..., 2, seats)``; larger wins."""
+    hands = numbers[..., None, :, :]
+    if tiebreak == KEY_CARD:
+        return key_card_rank(hands, xp.asarray(_SIDE_AXIS[..., None]), xp)
+    if tiebreak == SUIT:
+        rank = suit_rank(hands, xp)
+        return xp.concatenate((rank, rank), axis=-2)
+    raise ValueError(f"unknown tiebreak {tiebreak!r}; choose one of {list(TIEBREAKS)}")
+
+
+def side_winners(contending: Array, distances: Array, ranks: Array,
+                 xp: ModuleType = np) -> Array:
+    """The winner of a side (rules section 6), per game -> ``(...)`` int.
+
+    ``contending`` ``(..., seats)`` bool marks the contenders, ``distances`` ``(..., seats)``
+    float their best distances to the side's target and ``ranks`` ``(..., seats)`` their
+    tie-break ranks (the three broadcast together). The contender with the smallest distance
+    wins; contenders within :data:`solver.TIE_TOLERANCE` of it are tied, and the largest rank
+    among them wins. :data:`NO_SEAT` where no contender has a valid equation. The leading
+    axes may hold a side axis, ``(..., 2, seats)``, or anything else.
+    """
+    dist = xp.where(contending, distances, xp.inf)
+    best = dist.min(-1, keepdims=True)
+    seat = xp.where(dist <= best + TIE_TOLERANCE, ranks, _NOT_TIED).argmax(-1)
+    return xp.where(xp.isinf(best[..., 0]), NO_SEAT, seat)
+
+
+def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ranks: Array,
+              xp: ModuleType = np) -> PotSplit:
+    """The payout of a showdown (rules section 7), per game.
+
+    ``pot`` ``(...)`` int: the chips in the pot. ``live`` ``(..., seats)`` bool: the seats still
+    in the hand. ``declarations`` ``(..., seats)`` int: their declaration action ids
+    (:data:`NO_DECLARATION` for the others). ``distances`` ``(..., 2, seats)`` float: each
+    seat's best Low and High distance (``inf``: no valid equation). ``ranks``
+    ``(..., 2, seats)`` int: the tie-break ranks (:func:`tiebreak_rank`).
+
+    The rules, in order:
+
+    1. The contenders of a side are the seats still in that declared it or Swing; each side's
+       winner is found among them (:func:`side_winners`).
+    2. A Swing seat that does not win both sides fails (a lost tie-break, or no valid
+       equation, is a loss). A Swing seat that wins both takes the whole pot, odd chip
+       included.
+    3. Otherwise every Swing seat failed, and the side winners are found again among the
+       other contenders.
+    4. If both sides have contenders (failed Swings count), the pot is cut into halves of
+       floor(pot / 2), the odd chip to the house, and a half nobody can win goes to the other
+       half's winner. If one side has no contenders, the other side's winner takes the pot.
+    5. House rule: if no side has a winner now, the pot is shared among all the seats still
+       in, floor(pot / n) each, the remainder to the house.
+
+    Steps 1 and 3 run as one batch: a round axis holds the contenders with and without the
+    Swing seats, and step 2 picks the round.
+    """
+    contends = xp.asarray(_CONTENDS)[_ROUND_AXIS, _SIDE_AXIS, declarations[..., None, None, :]]
+    contending = contends & live[..., None, None, :]  # (..., round, side, seats)
+    rounds = side_winners(contending, distances[..., None, :, :], ranks[..., None, :, :], xp)
+    first_low = rounds[..., 0, LOW]
+    # Only a Swing seat contends both sides, so a seat that wins both is a Swing that won.
+    swing_won = (first_low == rounds[..., 0, HIGH]) & (first_low != NO_SEAT)
+    winners = xp.where(swing_won[..., None], rounds[..., 0, :], rounds[..., 1, :])  # (..., 2)
+    seats = xp.arange(live.shape[-1])
+    swing = contending[..., 0, LOW, :] & contending[..., 0, HIGH, :]
+    failed = swing & ((seats != first_low[..., None]) | ~swing_won[..., None])
+    # What is shared out (the pot, less the odd chip when it is cut in halves) goes in equal
+    # parts: one per side won, so a lone winner takes it all and a Swing that won both takes
+    # the whole pot; under the house rule, one per seat still in.
+    nobody = (winners == NO_SEAT).all(-1)
+    parts = xp.where(nobody[..., None], live, (seats == winners[..., None]).sum(-2))
+    halves = contending[..., 0, :, :].any(-1).all(-1) & ~(swing_won | nobody)
+    shared = pot - pot % 2 * halves
+    payouts = parts * shared[..., None] // xp.maximum(parts.sum(-1), 1)[..., None]
+    return PotSplit(payouts, pot - payouts.sum(-1), winners[..., LOW], winners[..., HIGH], failed)
