@@ -4,6 +4,7 @@ wheel installs nothing generic at the top of site-packages (docs/architecture.md
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -73,7 +74,13 @@ def test_no_underscored_name_crosses_modules(name: str) -> None:
 def test_the_wheel_installs_only_hilo_env(tmp_path: Path) -> None:
     """agents/ and training/ install as hilo_env.agents and hilo_env.training."""
     pytest.importorskip("setuptools")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
+    source = tmp_path / "source"  # a copy: a build leaves build/ behind in its source tree
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("hilo_env", "agents", "training"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
                     "--no-build-isolation", "--quiet", "-w", str(tmp_path)],
                    check=True, cwd=tmp_path, capture_output=True)
     wheel = next(tmp_path.glob("hilo_env-*.whl"))
