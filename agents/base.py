@@ -13,8 +13,10 @@ legal action; :class:`TableView` turns the vector back into cards and chips for 
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -32,17 +34,23 @@ _OPERATOR_CHARS = "".join(sorted(OPERATOR_SLOT, key=OPERATOR_SLOT.__getitem__)) 
 
 
 class Agent(ABC):
-    """A policy for one rule set: ``act`` for one decision, ``act_batch`` for many."""
+    """A policy for one rule set of one game: ``act`` for one decision, ``act_batch`` for
+    many. The game's observation and mask are all it sees."""
 
     name: str = "agent"
     observes: bool = True
     """False for an agent that ignores observations: batch callers may then pass none."""
 
-    def __init__(self, rules: RuleSet, seed: int | None = 0) -> None:
+    def __init__(self, rules: Any, seed: int | None = 0) -> None:
+        """``rules``: the game's rule set (for Equation Hi-Lo a :class:`RuleSet`)."""
         self.rules = rules
-        self.layout = layout(rules)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+
+    @functools.cached_property
+    def layout(self) -> dict[str, slice]:
+        """Equation Hi-Lo's observation layout for these rules (:func:`observation.layout`)."""
+        return layout(self.rules)
 
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

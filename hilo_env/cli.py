@@ -19,6 +19,7 @@ Each subcommand is a ``_cmd_*`` function registered in ``build_parser``; add new
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -28,11 +29,17 @@ from typing import NoReturn
 import yaml
 
 from hilo_env.equation_hilo import solver
-from hilo_env.equation_hilo.rules import resolve
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
 EXIT_INTERRUPTED = 130
+HILO = "hilo"
+"""The name of Equation Hi-Lo for ``--game``: the default, served by this module."""
+GAME_COMMANDS: dict[str, str] = {}
+"""The other games of ``--game``: name -> the module (on the top floor, beside this one) whose
+``tournament(args)`` and ``play(args)`` run ``hilo tournament`` and ``hilo play`` for it and
+return the exit status."""
 _OPS_FLAGS = ("--ops", "-o")
 
 
@@ -54,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     deals = argparse.ArgumentParser(add_help=False)  # the options of every command that deals
     deals.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
     deals.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    games = argparse.ArgumentParser(add_help=False)  # the options of every command per game
+    games.add_argument("--game", choices=[HILO, *GAME_COMMANDS], default=HILO,
+                       help=f"which game (default {HILO}: Equation Hi-Lo)")
+    games.add_argument("--players", type=int, default=None,
+                       help="players at the table (default: the rules' own)")
 
     p = sub.add_parser("solve", help="best Low and High equations of a hand",
                        description="Print the best Low (target 1) and High (target 20) equations "
@@ -77,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hands", type=int, default=3, help="hands to play (default 3)")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("tournament", parents=[deals], help="duplicate round robin between agents",
+    p = sub.add_parser("tournament", parents=[deals, games],
+                       help="duplicate round robin between agents",
                        description="Every pair (every table) of the named agents plays the same "
                                    "duplicate deals with seats rotated; prints each agent's "
                                    "chips per hand with a 95%% confidence interval.")
@@ -89,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_tournament)
 
-    p = sub.add_parser("play", parents=[deals], help="play against an agent in the terminal",
+    p = sub.add_parser("play", parents=[deals, games],
+                       help="play against an agent in the terminal",
                        description="Play a match against a registered agent: type actions "
                                    "such as 'call', 'raise 5', 'low'; 'help' lists the legal "
                                    "ones; 'quit' or Ctrl-D leaves.")
@@ -210,13 +224,29 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # tournament and play (the logic lives in training.evaluate and agents.play)
 
 
+def _other_game(args: argparse.Namespace, command: str) -> int | None:
+    """Run ``command`` of the game ``--game`` names, or None for Equation Hi-Lo."""
+    if args.game == HILO:
+        return None
+    return getattr(importlib.import_module(GAME_COMMANDS[args.game]), command)(args)
+
+
+def _rules(args: argparse.Namespace) -> str | RuleSet:
+    """``--rules``, with ``--players`` applied when given."""
+    return args.rules if args.players is None else resolve(args.rules,
+                                                           num_players=args.players)
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
+    status = _other_game(args, "tournament")
+    if status is not None:
+        return status
     from hilo_env.training.evaluate import tournament
 
     if args.hands < 1:
         raise _UsageError(f"--hands must be at least 1, not {args.hands}")
     try:
-        result = tournament(args.agents, args.rules, hands=args.hands, seed=args.seed,
+        result = tournament(args.agents, _rules(args), hands=args.hands, seed=args.seed,
                             progress=False if args.no_progress else None)
     except ImportError as exc:  # a ppo: agent without the training extra
         raise _UsageError(str(exc)) from None
@@ -230,12 +260,15 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    status = _other_game(args, "play")
+    if status is not None:
+        return status
     from hilo_env.agents import check
     from hilo_env.agents.play import play
 
     check(args.opponent)
     try:
-        play(args.opponent, args.rules, hands=args.hands, seed=args.seed, seat=args.seat)
+        play(args.opponent, _rules(args), hands=args.hands, seed=args.seed, seat=args.seat)
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
