@@ -137,14 +137,9 @@ _MIX_ROUNDS = ((np.uint64(30), np.uint64(0xBF58476D1CE4E5B9)),
 _FINAL_SHIFT = np.uint64(31)
 
 
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on uint64 arrays: a fixed bijection that scrambles bits."""
-    with np.errstate(over="ignore"):
-        return _mix64(x)
-
-
 def _mix64(x: np.ndarray) -> np.ndarray:
-    """:func:`mix64` without the overflow guard (uint64 arithmetic wraps by design)."""
+    """SplitMix64's finaliser on uint64 arrays, a fixed bijection that scrambles bits (uint64
+    arithmetic wraps by design: callers silence NumPy's overflow warning where it can arise)."""
     z = x + _GOLDEN_GAMMA  # a new array: the rounds below may work in place
     for shift, multiplier in _MIX_ROUNDS:
         z ^= z >> shift
@@ -158,7 +153,8 @@ def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
     undrawn cards lie in ascending order of their keys (top first).
 
     A reshuffle is a function of the hand's seed, so a hand is data (deck order and seed) and
-    the batched simulator reproduces the engine's reshuffles exactly.
+    the batched simulator reproduces the engine's reshuffles exactly. Arrays of seeds and
+    counts broadcast against ``card_ids``: ``(k, 1)`` each for ``k`` decks ``(k, 52)``.
     """
     ids = np.asarray(card_ids, dtype=np.uint64)
     if isinstance(hand_seed, int) and isinstance(count, int) and ids.ndim:

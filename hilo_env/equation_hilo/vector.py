@@ -65,6 +65,7 @@ from hilo_env.equation_hilo.engine import BASE_OPERATORS, Phase
 from hilo_env.equation_hilo.observation import BatchEncoder
 from hilo_env.equation_hilo.render import player_name
 from hilo_env.equation_hilo.rules import BET, DEAL_STEPS, HIDDEN, UP, RuleSet, resolve
+from hilo_env.equation_hilo.showdown import NO_SEAT, split_pot, tiebreak_rank
 
 DeckSource = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``deal_source(games (k,)) -> (decks (k, 52) top first, hand_seeds (k,))``."""
@@ -81,8 +82,6 @@ BASE_OPERATOR_COUNTS = tuple(BASE_OPERATORS.count(op) for op in solver.OPERATORS
 
 FIRST_MULTIPLY, FIRST_ROOT = cards.FIRST_MULTIPLY, cards.FIRST_ROOT
 DECK = cards.DECK_SIZE
-NO_SEAT = -1
-TIE_TOLERANCE = solver.TIE_TOLERANCE
 _BIG = np.iinfo(np.int64).max // 4
 
 _LITTLE_ENDIAN = sys.byteorder == "little"
@@ -508,12 +507,8 @@ class VectorGame:
         p = self.state.draw_position.take(g) - 1
         self.state.draw_position[g] = p
         d = self.state.deck.take(g, axis=0)
-        # cards.reshuffle_keys(hand_seed, count, d), computed in place
-        base = self.state.hand_seed.take(g) + self.state.reshuffles.take(g).astype(np.uint64) \
-            * np.uint64(DECK)
-        keys = d.astype(np.uint64)
-        keys += base[:, None]
-        keys = cards.mix64(keys)
+        keys = cards.reshuffle_keys(self.state.hand_seed.take(g)[:, None],
+                                    self.state.reshuffles.take(g)[:, None], d)
         drawn = np.arange(DECK) < p[:, None]
         keys[drawn] = 0  # drawn cards sort first, and stay drawn
         order = keys.argsort(axis=1)
@@ -737,61 +732,20 @@ class VectorGame:
         payouts[winner, np.arange(g.size)] = self.state.wagers.take(g, axis=1).sum(0)
         self._pay(g, payouts, np.zeros(g.size, np.int64))
 
-    def _side_winner(self, cand: np.ndarray, dist: np.ndarray, key: np.ndarray) -> np.ndarray:
-        """Per game, the seat among ``cand`` (n, k) with the smallest distance, ties to the
-        smallest ``key``; -1 where no candidate has a valid equation."""
-        best = np.where(cand, dist, np.inf).min(0)
-        tied = cand & (dist <= best + TIE_TOLERANCE)
-        w = np.where(tied, key, _BIG).argmin(0)
-        return np.where(np.isfinite(best), w, NO_SEAT)
-
     def _showdown(self, g: np.ndarray) -> None:
-        """Solve every hand still in (batched table lookups) and split the pot (rules §5-7;
-        a copy of engine ``Game._split_pot``)."""
+        """Solve every hand still in (batched table lookups) and split the pot
+        (:func:`showdown.split_pot`, on games-first arrays)."""
         n, k = self.num_players, g.size
-        live = self.state.in_hand.take(g, axis=1)
-        cols = self._cols(g)
-        low_d, high_d = (x.reshape(n, k) for x in self._distances(cols))
-        nums = self.state.numbers.reshape(-1, 4).take(cols, axis=0).reshape(n, k, 4).astype(np.int64)
-        if self.rules.tiebreak == "suit":
-            t = np.sort((nums % 4) * cards.NUM_VALUES + (cards.NUM_VALUES - 1 - nums // 4), -1)
-            key = ((t[..., 0] * 44 + t[..., 1]) * 44 + t[..., 2]) * 44 + t[..., 3]
-            low_key = high_key = key
-        else:
-            strength = (nums // 4) * 4 + 3 - nums % 4  # (value, -suit) as one number
-            high_key = -strength.max(-1)  # the smallest key wins
-            low_key = strength.min(-1)
-        decl = self.state.declarations.take(g, axis=1)
-        swing = live & (decl == A.DECLARE_SWING)
-        low_side = live & ((decl == A.DECLARE_LOW) | swing)
-        high_side = live & ((decl == A.DECLARE_HIGH) | swing)
-        low_w = self._side_winner(low_side, low_d, low_key)
-        high_w = self._side_winner(high_side, high_d, high_key)
-        seat = self._seat_col
-        won_both = swing & (seat == low_w) & (seat == high_w)
-        swing_won = won_both.any(0)
-        failed = swing & ~won_both
-        again = failed.any(0) & ~swing_won
-        if again.any():  # the side winners among the players who did not fail
-            low_w = np.where(again, self._side_winner(low_side & ~failed, low_d, low_key), low_w)
-            high_w = np.where(again, self._side_winner(high_side & ~failed, high_d, high_key),
-                              high_w)
-        pot = self.state.wagers.take(g, axis=1).sum(0)
-        has_low, has_high = low_w >= 0, high_w >= 0
-        nobody = ~swing_won & ~has_low & ~has_high
-        split = ~swing_won & ~nobody & low_side.any(0) & high_side.any(0)
-        whole = ~swing_won & ~nobody & ~split
-        half = pot // 2
-        share = np.where(has_low & has_high, half, 2 * half)
-        payouts = np.where(split, ((seat == low_w) + (seat == high_w)) * share, 0)
-        payouts += np.where(swing_won | whole, (seat == np.maximum(low_w, high_w)) * pot, 0)
-        house = np.where(split, pot - 2 * half, 0)
-        if nobody.any():  # house rule: split among everyone still in
-            count = live.sum(0)
-            each = pot // np.maximum(count, 1)
-            payouts += np.where(nobody, live * each, 0)
-            house += np.where(nobody, pot - each * count, 0)
-        self._pay(g, payouts, house)
+        cols = self._cols(g)  # seat-major: (n, k) once reshaped
+        low, high = self._distances(cols)
+        distances = np.stack((low.reshape(n, k).T, high.reshape(n, k).T), axis=1)  # (k, 2, n)
+        numbers = self.state.numbers.reshape(-1, NUMBERS_PER_HAND).take(cols, axis=0)
+        hands = numbers.reshape(n, k, NUMBERS_PER_HAND).transpose(1, 0, 2).astype(np.int64)
+        split = split_pot(self.state.wagers.take(g, axis=1).sum(0),
+                          self.state.in_hand.take(g, axis=1).T,
+                          self.state.declarations.take(g, axis=1).T, distances,
+                          tiebreak_rank(hands, self.rules.tiebreak))
+        self._pay(g, split.payouts.T, split.house)
 
     def _pay(self, g: np.ndarray, payouts: np.ndarray, house: np.ndarray) -> None:
         cols = self._cols(g)
