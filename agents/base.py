@@ -20,17 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.engine import Phase
 from hilo_env.equation_hilo.observation import (
     DISTANCE_SCALE,
     NUM_OPERATOR_KINDS,
-    OPERATOR_SLOT,
     layout,
 )
 from hilo_env.equation_hilo.rules import RuleSet
-
-_OPERATOR_CHARS = "".join(sorted(OPERATOR_SLOT, key=OPERATOR_SLOT.__getitem__))  # "+-*/"
 
 
 class Agent(ABC):
@@ -161,7 +158,7 @@ def read_observation(observation: np.ndarray, rules: RuleSet,
         phase=Phase(int(phase_hot[0])) if phase_hot.size else -1,
         hidden=int(hidden_hot[0]) if hidden_hot.size else -1,
         face_up=tuple(tuple(f) for f in face_up),
-        operators=tuple("".join(ch * k for ch, k in zip(_OPERATOR_CHARS, row, strict=True))
+        operators=tuple("".join(ch * k for ch, k in zip(solver.OPERATORS, row, strict=True))
                         for row in ops.tolist()),
         roots=tuple(np.rint(obs[where["roots"]] * 3).astype(np.int64).tolist()),
         in_hand=tuple((obs[where["in_hand"]] > 0.5).tolist()),

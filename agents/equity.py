@@ -118,7 +118,7 @@ class Estimator:
         self.rules = rules
         self.samples = samples
         self.whole = rules.integer_results
-        self.discardable = rules.multiply_discards.replace("x", "*")
+        self.discardable = rules.discardable_operators
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._table_t = np.ascontiguousarray(_model_table(SHARE, rules.swing).T)
 

@@ -30,8 +30,10 @@ SUIT_LETTERS = "GSBK"
 
 MULTIPLY_TEXT = "x"
 ROOT_TEXT = "r"
-_SPECIAL_ALIASES = {"x": MULTIPLY_TEXT, "×": MULTIPLY_TEXT, "*": MULTIPLY_TEXT,
-                    "r": ROOT_TEXT, "√": ROOT_TEXT}
+MULTIPLY_SYMBOL = "×"
+ROOT_SYMBOL = "√"
+_SPECIAL_ALIASES = {"x": MULTIPLY_TEXT, MULTIPLY_SYMBOL: MULTIPLY_TEXT, "*": MULTIPLY_TEXT,
+                    "r": ROOT_TEXT, ROOT_SYMBOL: ROOT_TEXT}
 
 
 def is_number(card: int) -> bool:
@@ -79,6 +81,15 @@ def card_str(card: int) -> str:
     if is_root(card):
         return ROOT_TEXT
     raise ValueError(f"card id {card!r} is out of range 0..{DECK_SIZE - 1}")
+
+
+def card_symbol(card: int) -> str:
+    """A card as people read it on the table: ``7G``, ``10S``, ``×``, ``√``."""
+    if is_multiply(card):
+        return MULTIPLY_SYMBOL
+    if is_root(card):
+        return ROOT_SYMBOL
+    return card_str(card)
 
 
 def parse_card(text: str) -> int:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.solver import OP_SYMBOLS, OPERATORS
 
-OPERATOR_SYMBOLS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
 DECLARATION_NAMES = {A.DECLARE_LOW: "Low", A.DECLARE_HIGH: "High", A.DECLARE_SWING: "Swing"}
 
 
@@ -20,8 +20,8 @@ def player_name(seat: int) -> str:
 def hand_text(game: Game, seat: int, show_hidden: bool) -> str:
     """A seat's cards: hidden card (or ``??``), face-up cards, operators."""
     hidden = cards.card_str(game.hidden[seat]) if show_hidden and game.hidden[seat] >= 0 else "??"
-    up = " ".join(cards.card_str(c).replace("x", "×").replace("r", "√") for c in game.up[seat])
-    ops = " ".join(OPERATOR_SYMBOLS[o] for o in sorted(game.operators[seat], key="+-*/".index))
+    up = " ".join(cards.card_symbol(c) for c in game.up[seat])
+    ops = " ".join(OP_SYMBOLS[o] for o in sorted(game.operators[seat], key=OPERATORS.index))
     return f"[{hidden}] {up:<22} ops {ops}"
 
 

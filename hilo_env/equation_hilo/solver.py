@@ -105,6 +105,7 @@ from typing import Any
 
 import numpy as np
 
+from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.cards import NUM_VALUES
 
 __all__ = [
@@ -136,7 +137,7 @@ NUM_OPSETS = len(OPSETS)
 NUM_MULTISETS = math.comb(NUM_VALUES + NUM_NUMBERS - 1, NUM_NUMBERS)  # 1001
 NUM_SIGNATURES = NUM_MULTISETS * NUM_OPSETS * (MAX_ROOTS + 1)  # 16,016
 
-ROOT_SYMBOL = "√"
+ROOT_SYMBOL = cards.ROOT_SYMBOL
 _OP_ALIASES = {"+": "+", "-": "-", "−": "-", "*": "*", "×": "*", "x": "*", "X": "*",
                "/": "/", "÷": "/"}
 OP_SYMBOLS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
