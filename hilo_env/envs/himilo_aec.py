@@ -1,0 +1,194 @@
+"""Hi MiLo! as a PettingZoo AEC environment with masked actions: a cooperative team game.
+
+| property     | value                                                                      |
+|--------------|----------------------------------------------------------------------------|
+| agents       | ``player_0`` .. ``player_{n-1}``, n = 3..5 (the dealer's left acts first)  |
+| actions      | ``Discrete(147)``: ``play 7S`` 0..71, ``pass 7S`` 72..143, ``bid low``     |
+|              | 144, ``bid middle`` 145, ``bid high`` 146 (:mod:`himilo.actions`)          |
+| observations | ``{"observation": Box(0, 1, float32), "action_mask": Box(0, 1, int8)}``;  |
+|              | every slice in :mod:`himilo.observation`                                   |
+| rewards      | the team outcome: +1 to every player when the team wins, -1 when it loses, |
+|              | at the end of the round; 0 at every other step                             |
+| shaping      | off by default; with ``shaping="constraints"`` every player also gets      |
+|              | ``shaping_weight`` × (F_before - F_after) / (2n-3) after each trick        |
+|              | (F: failed inequalities of a team win; docs/himilo.md section 6)           |
+| infos        | numbers only: ``team_outcome`` (0 until the end, then ±1, never shaped),   |
+|              | ``shaping`` (this step's unweighted term), ``tricks_won``, ``trick``       |
+| episode      | one round: n bids, n × pass_cards passes, 14 n plays                       |
+| render modes | ``ansi`` (returns text), ``human`` (prints it)                             |
+
+``reset(seed=..., options={"deck": [...], "line": [...], "dealer": 2})`` stacks the cards in
+play (ids or texts, top first), the line of Win Cards (trick 1's first) and the dealer. The
+raw env raises ``ValueError`` on an illegal action (``TypeError`` on a non-integer);
+:func:`env` adds PettingZoo's classic wrappers.
+
+Versions: v0, first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from hilo_env.envs.pettingzoo_wrappers import wrap
+from hilo_env.himilo import actions as A
+from hilo_env.himilo import tricks
+from hilo_env.himilo.engine import Phase, Round
+from hilo_env.himilo.observation import Encoder, action_mask
+from hilo_env.himilo.render import player_name, render_text
+from hilo_env.himilo.rules import CONSTRAINT_SHAPING, RuleSet, resolve
+
+RESET_OPTIONS = ("deck", "line", "dealer")
+"""The keys ``reset(options=...)`` accepts."""
+API_TEST_PROBE = "options"
+"""The one unknown reset option tolerated (and ignored): ``pettingzoo.test.api_test`` calls
+``reset(options={"options": 1})`` to check that the argument exists."""
+_PLAY, _OVER = Phase.PLAY, Phase.ROUND_OVER  # bound once: enum lookups are slow in 3.11
+
+
+def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
+        shaping_weight: float = 1.0, **overrides: Any) -> AECEnv:
+    """The Hi MiLo! AEC env with PettingZoo's wrappers for classic games."""
+    return wrap(raw_env(rules, render_mode=render_mode, shaping_weight=shaping_weight,
+                        **overrides))
+
+
+class raw_env(AECEnv):
+    """The unwrapped AEC environment over :class:`himilo.engine.Round`."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"],
+                                          "name": "himilo_v0", "is_parallelizable": False,
+                                          "render_fps": 1}
+
+    def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
+                 shaping_weight: float = 1.0, **overrides: Any) -> None:
+        """``rules``: a preset name or a RuleSet, with field overrides (``num_players=5``);
+        ``shaping_weight`` scales the shaping terms added to the rewards when
+        ``shaping="constraints"``."""
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of "
+                             f"{self.metadata['render_modes']}")
+        self.rules = resolve(rules, **overrides)
+        self.render_mode = render_mode
+        self.shaping_weight = float(shaping_weight)
+        self._shaping = self.rules.shaping == CONSTRAINT_SHAPING
+        n = self.rules.num_players
+        self._constraints = tricks.num_constraints(n)
+        self.possible_agents = [player_name(i) for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = Encoder(self.rules)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.game: Round | None = None
+        self._obs: dict[str, dict[str, np.ndarray]] = {}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---- the AEC API ----------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new round; ``options`` may stack ``deck``, ``line`` and ``dealer``."""
+        options = options or {}
+        unknown = sorted(set(options) - {*RESET_OPTIONS, API_TEST_PROBE})
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.game = Round(self.rules, self._rng, options.get("deck"), options.get("line"),
+                          options.get("dealer"))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: self._info(0.0, 0.0) for a in self.agents}
+        self._obs = {}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask (all zeros unless it is to act)."""
+        obs = self._obs.get(agent)
+        if obs is None:
+            seat, game = self._seats[agent], self.game
+            if game.current_player == seat and agent == self.agent_selection:
+                mask = action_mask(game)
+            else:
+                mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            obs = self._obs[agent] = {"observation": self.encoder.encode(game, seat),
+                                      "action_mask": mask}
+        return obs
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        trick = game.trick
+        failed = game.failed_constraints() if self._shaping and game.phase == _PLAY else 0
+        game.step(action)
+        self._obs = {}
+        self._cumulative_rewards[agent] = 0.0
+        term = 0.0
+        if self._shaping and game.trick != trick:
+            term = (failed - game.failed_constraints()) / self._constraints
+        outcome = float(game.outcome)
+        reward = outcome + self.shaping_weight * term
+        self.rewards = dict.fromkeys(self.agents, reward)
+        self.infos = {a: self._info(outcome, term, self._seats[a]) for a in self.agents}
+        if game.phase == _OVER:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _info(self, outcome: float, term: float, seat: int = 0) -> dict[str, float]:
+        game = self.game
+        return {"team_outcome": outcome, "shaping": term,
+                "tricks_won": len(game.taken[seat]), "trick": game.trick}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game, self.game.current_player)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---- action text ----------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """Text form of an action id: ``play 7S``, ``pass 12C``, ``bid high``."""
+        return A.action_to_string(int(action))
+
+    def string_to_action(self, text: str) -> int:
+        """The id of an action text that is legal now; otherwise ValueError naming the legal."""
+        legal = self.game.legal_actions() if self.game is not None else []
+        legal_text = [A.action_to_string(a) for a in legal]
+        try:
+            action = A.string_to_action(text)
+        except ValueError:
+            raise ValueError(f"unknown action {text!r}; legal now: {legal_text}") from None
+        if action not in legal:
+            raise ValueError(f"action {text!r} is not legal now; legal now: {legal_text}")
+        return action
