@@ -12,8 +12,10 @@
 |                   | player who runs out of chips is terminated                               |
 | render modes      | ``ansi`` (returns text), ``human`` (prints it)                           |
 
-``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (card
-ids or text forms, top first). The raw env raises ``ValueError`` on an illegal action;
+``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (any
+sequence or array of card ids or text forms, top first); other option keys are ignored with a
+warning naming the known ones. A reset that raises changes nothing. The raw env takes Python and NumPy integers as actions (a
+``TypeError`` otherwise) and raises ``ValueError`` on an action outside the space or illegal;
 :func:`env` adds PettingZoo's classic wrappers, under which an illegal action ends the episode
 with a penalty of -1 for the player who took it.
 
@@ -22,14 +24,17 @@ Versions: v0, first release.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
@@ -42,6 +47,34 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
         **overrides: Any) -> AECEnv:
     """The Equation Hi-Lo AEC env with PettingZoo's wrappers for classic games."""
     return wrap(raw_env(rules, render_mode=render_mode, **overrides))
+
+
+RESET_OPTIONS = ("deck",)
+"""The keys ``reset(options=...)`` reads."""
+
+
+def reset_deck(options: Any) -> list[int] | None:
+    """The stacked deck that ``reset`` options ask for (card ids, top first), or None; a
+    ValueError or TypeError names what is wrong with them."""
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset options must be a dict, not {type(options).__name__}")
+    unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
+    if unknown:  # a warning, not an error: PettingZoo's api_test resets with {"options": 1}
+        gymnasium.logger.warn(f"reset ignores the unknown option(s) {unknown}; known: "
+                              f"{list(RESET_OPTIONS)}")
+    deck = options.get("deck")
+    if deck is None:
+        return None
+    if isinstance(deck, str | bytes):
+        raise TypeError(f"the deck option is a sequence of card ids or texts, not the "
+                        f"string {deck!r}")
+    try:
+        return cards.parse_deck(list(deck))
+    except TypeError:
+        raise TypeError(f"the deck option is a sequence of card ids or texts, not "
+                        f"{type(deck).__name__}") from None
 
 
 class raw_env(AECEnv):
@@ -83,10 +116,12 @@ class raw_env(AECEnv):
     # ---- the AEC API ----------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        deck = (options or {}).get("deck")
-        self.game = Game(self.rules, self._rng, deck)
+        """A new episode; ``options`` may hold ``deck`` (see the module docstring). Everything
+        is checked first: a reset that raises changes nothing, the generator included."""
+        deck = reset_deck(options)
+        rng = self._rng if seed is None else np.random.default_rng(seed)
+        self.game = Game(self.rules, rng, deck)
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -121,7 +156,7 @@ class raw_env(AECEnv):
                 self._obs[selected] = {**kept, "action_mask": action_mask(self.game)}
             return
         game = self.game
-        game.step(int(action))
+        game.step(self._action_id(action))
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         if game.phase >= _HAND_OVER:
@@ -167,15 +202,30 @@ class raw_env(AECEnv):
         game.start_next_hand()
         self.agent_selection = self.possible_agents[game.current_player]
 
+    def _action_id(self, action: Any) -> int:
+        """``action`` as an int: a Python or NumPy integer (or a 0-d integer array) inside the
+        action space; anything else raises, naming the value, before the game changes."""
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise TypeError(f"an action is an integer action id, not {action!r} "
+                            f"({type(action).__name__})")
+        if not 0 <= action < self._num_actions:
+            raise ValueError(f"action {action!r} is outside the action space "
+                             f"0..{self._num_actions - 1}")
+        return int(action)
+
     def render(self) -> str | None:
+        """``ansi``: the table as the player to act sees it (its hidden card shown), returned;
+        ``human``: printed as a spectator sees it (hidden cards only at the showdown)."""
         if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any "
+                                  "render mode: pass render_mode='ansi' or 'human' to the env.")
             return None
-        viewer = self.game.current_player
-        text = render_text(self.game, viewer)
         if self.render_mode == "human":
-            print(text + "\n")
+            print(render_text(self.game, viewer=None) + "\n")
             return None
-        return text
+        return render_text(self.game, self.game.current_player)
 
     def close(self) -> None:
         pass

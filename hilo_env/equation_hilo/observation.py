@@ -155,9 +155,9 @@ class Encoder:
                                 for phase in Phase for r in range(-1, n_rounds)}
         self._solver_at = table["solver"].start
         self._table = np.zeros(table["hands_left"].stop, dtype=np.float32)
-        self._changing = self._table[:table[CHANGING[-1]].stop]
-        # the one-hots and in_hand as they are, the chips / S (divided in float64)
-        self._changing_divisors = np.full(len(self._changing), self._stack)
+        # the one-hots and in_hand as they are, the chips / S (divided in float64); no view of
+        # the table is kept, so a copied encoder (deepcopy, pickle) writes its own table
+        self._changing_divisors = np.full(table[CHANGING[-1]].stop, self._stack)
         self._changing_divisors[:table["in_hand"].stop] = 1.0
         self._game: Game | None = None
         self._hand = self._version = -1
@@ -225,7 +225,8 @@ class Encoder:
         values.append(game.pot)
         high = max(wagers)
         values += [high - w for w in wagers]
-        np.divide(values, self._changing_divisors, out=self._changing, casting="unsafe")
+        divisors = self._changing_divisors
+        np.divide(values, divisors, out=self._table[:len(divisors)], casting="unsafe")
         cards_state = len(game.deck), phase == _DISCARD
         if cards_state != self._cards_state:
             self._cards_state = cards_state

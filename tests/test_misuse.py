@@ -1,0 +1,133 @@
+"""Hard to misuse: copies play on like their originals, bad input raises naming the problem and
+changes nothing, stacked decks come in any sequence form."""
+
+from __future__ import annotations
+
+import copy
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+import hilo_env
+from hilo_env.equation_hilo import cards
+from hilo_env.equation_hilo.engine import replay
+from tests.test_engine import HIGH20, LOW1, deal
+
+
+def pickled(env: object) -> object:
+    return pickle.loads(pickle.dumps(env))
+
+
+def play_along(envs: list, steps: int, seed: int) -> None:
+    """The same random legal actions in every env, checking that they all show the same
+    observations, rewards and ends at every step."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        first = envs[0]
+        if not first.agents:
+            for env in envs:
+                assert not env.agents
+            return
+        for env in envs:
+            assert env.agent_selection == first.agent_selection
+            for agent in first.agents:
+                mine, theirs = env.observe(agent), first.observe(agent)
+                np.testing.assert_array_equal(mine["observation"], theirs["observation"])
+                np.testing.assert_array_equal(mine["action_mask"], theirs["action_mask"])
+            assert env.rewards == first.rewards and env.terminations == first.terminations
+        obs, _, term, trunc, _ = first.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        for env in envs:
+            env.step(action)
+
+
+@pytest.mark.parametrize("copier", [copy.deepcopy, pickled], ids=["deepcopy", "pickle"])
+def test_a_copied_env_plays_on_like_its_original(copier) -> None:
+    for hands in (1, 3):
+        before = hilo_env.raw_env(hands_per_episode=hands, num_players=3)
+        twin = copier(before)
+        before.reset(seed=5)
+        twin.reset(seed=5)
+        play_along([before, twin], 400, seed=1)
+        mid = hilo_env.raw_env(hands_per_episode=hands, num_players=3)
+        mid.reset(seed=6)
+        play_along([mid], 7, seed=2)
+        play_along([mid, copier(mid)], 400, seed=3)
+
+
+def test_a_failed_reset_changes_nothing() -> None:
+    env = hilo_env.raw_env()
+    env.reset(seed=1)
+    env.step(env.string_to_action("check"))
+    twin = copy.deepcopy(env)
+    for options in ({"deck": ["10G", "10G"]}, {"deck": ["zz"]}, {"deck": "10G"},
+                    {"deck": 5}, ["deck"]):
+        with pytest.raises((TypeError, ValueError)):
+            env.reset(seed=99, options=options)
+    with pytest.raises((TypeError, ValueError)):
+        env.reset(seed=-1)
+    assert env.game == twin.game
+    play_along([env, twin], 50, seed=4)
+    env.reset()
+    twin.reset()
+    assert env.game == twin.game  # the generator was not re-seeded by the failed resets
+
+
+@pytest.mark.parametrize("bad", [1.7, "1", 6.9, math.nan, math.inf, None, True, [1],
+                                 np.float32(1.0), np.array([1])])
+def test_actions_are_integers(bad) -> None:
+    env = hilo_env.raw_env()
+    env.reset(seed=0)
+    before = env.game.clone()
+    with pytest.raises(TypeError, match="integer action id"):
+        env.step(bad)
+    assert env.game == before
+
+
+def test_integer_kinds_are_accepted_and_the_space_is_checked() -> None:
+    env = hilo_env.raw_env()
+    env.reset(seed=0, options={"deck": deal(HIGH20, LOW1)})
+    env.step(np.int64(1))  # check
+    env.step(np.array(1))  # check, as a 0-d array
+    before = env.game.clone()
+    with pytest.raises(ValueError, match="outside the action space 0..108"):
+        env.step(500)
+    with pytest.raises(ValueError, match="outside the action space"):
+        env.step(-1)
+    assert env.game == before
+
+
+def test_stacked_decks_in_any_sequence_form() -> None:
+    top = deal(HIGH20, LOW1)
+    ids = cards.parse_deck(top)
+    reference = hilo_env.raw_env()
+    reference.reset(seed=3, options={"deck": top})
+    for form in (ids, tuple(ids), np.array(ids), np.array(ids, dtype=np.int8), np.array(top),
+                 (c for c in ids), iter(top)):
+        env = hilo_env.raw_env()
+        env.reset(seed=3, options={"deck": form})
+        assert env.game == reference.game
+        rebuilt = replay(env.game.log, env.rules, env.game.rng_start)
+        assert rebuilt == env.game  # the log holds the deck, whatever form it came in
+
+
+def test_reset_options_are_checked() -> None:
+    env = hilo_env.raw_env()
+    with pytest.raises(TypeError, match="must be a dict"):
+        env.reset(options=["deck"])
+    with pytest.warns(UserWarning, match=r"unknown option\(s\) \['dek'\]; known: \['deck'\]"):
+        env.reset(seed=0, options={"dek": [1, 2]})
+
+
+def test_human_render_shows_no_hidden_card_and_no_mode_warns(capsys) -> None:
+    env = hilo_env.raw_env(render_mode="human")
+    env.reset(seed=0, options={"deck": deal(HIGH20, LOW1)})
+    env.render()
+    text = capsys.readouterr().out
+    assert "[??]" in text and "[10G]" not in text and "[1G]" not in text
+    quiet = hilo_env.raw_env()
+    quiet.reset(seed=0)
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert quiet.render() is None
