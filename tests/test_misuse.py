@@ -92,7 +92,7 @@ def test_integer_kinds_are_accepted_and_the_space_is_checked() -> None:
     env.step(np.int64(1))  # check
     env.step(np.array(1))  # check, as a 0-d array
     before = env.game.clone()
-    with pytest.raises(ValueError, match="outside the action space 0..108"):
+    with pytest.raises(ValueError, match=r"outside the action space 0\.\.108"):
         env.step(500)
     with pytest.raises(ValueError, match="outside the action space"):
         env.step(-1)

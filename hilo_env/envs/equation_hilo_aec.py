@@ -14,8 +14,9 @@
 
 ``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (any
 sequence or array of card ids or text forms, top first); other option keys are ignored with a
-warning naming the known ones. A reset that raises changes nothing. The raw env takes Python and NumPy integers as actions (a
-``TypeError`` otherwise) and raises ``ValueError`` on an action outside the space or illegal;
+warning naming the known ones. A reset that raises changes nothing. The raw env takes Python
+and NumPy integers as actions (a ``TypeError`` otherwise) and raises ``ValueError`` on an
+action outside the space or an illegal one;
 :func:`env` adds PettingZoo's classic wrappers, under which an illegal action ends the episode
 with a penalty of -1 for the player who took it.
 
