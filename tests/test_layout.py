@@ -4,6 +4,7 @@ wheel installs nothing generic at the top of site-packages (docs/architecture.md
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -72,13 +73,14 @@ def test_no_underscored_name_crosses_modules(name: str) -> None:
 
 
 def test_the_wheel_installs_only_hilo_env(tmp_path: Path) -> None:
-    """agents/ and training/ install as hilo_env.agents and hilo_env.training."""
+    """agents/, training/ and configs/ install as hilo_env.agents, hilo_env.training and
+    hilo_env.configs; the LICENSE ships; the bundled configs are found by name when installed."""
     pytest.importorskip("setuptools")
     source = tmp_path / "source"  # a copy: a build leaves build/ behind in its source tree
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("hilo_env", "agents", "training"):
+    for folder in ("hilo_env", "agents", "training", "configs"):
         shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
                     "--no-build-isolation", "--quiet", "-w", str(tmp_path)],
@@ -87,7 +89,44 @@ def test_the_wheel_installs_only_hilo_env(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"hilo_env"}
+    bundled = [f"hilo_env/configs/{p.relative_to(ROOT / 'configs').as_posix()}"
+               for p in sorted((ROOT / "configs").glob("*/*.yaml"))]
+    assert "hilo_env/configs/train/smoke.yaml" in bundled
+    assert "hilo_env/configs/rules/duel.yaml" in bundled
     for inside in ("hilo_env/agents/baselines.py", "hilo_env/agents/models/ppo_standard.zip",
                    "hilo_env/training/selfplay.py", "hilo_env/equation_hilo/engine.py",
-                   "hilo_env/envs/vector_env.py"):
+                   "hilo_env/envs/vector_env.py", *bundled):
         assert inside in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+    # installed from the wheel, run from a folder that is not the repository
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", str(wheel), "--no-deps", "--quiet",
+                    "--target", str(site)], check=True, capture_output=True)
+    check = ("from hilo_env.training.config import TrainConfig, config_path; "
+             "print(config_path('smoke')); print(TrainConfig.from_yaml('smoke').name)")
+    out = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, text=True,
+                         capture_output=True, env={**os.environ, "PYTHONPATH": str(site)})
+    assert out.returncode == 0, out.stderr
+    found, name = out.stdout.split()
+    assert Path(found) == site / "hilo_env" / "configs" / "train" / "smoke.yaml"
+    assert name == "smoke"
+
+
+def test_bundled_configs_are_found_by_name(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hilo train smoke` reads the bundled configs/train/smoke.yaml from any folder; a file
+    wins over a name; an unknown name lists the bundled ones."""
+    from hilo_env.training.config import bundled_configs, config_path
+
+    monkeypatch.chdir(tmp_path)
+    assert set(bundled_configs()) == {p.stem for p in (ROOT / "configs" / "train").glob("*.yaml")}
+    for name in ("smoke", "selfplay", "ppo_standard"):
+        assert config_path(name).read_text() == (ROOT / f"configs/train/{name}.yaml").read_text()
+    (tmp_path / "smoke").write_text("name: mine\n")
+    assert config_path("smoke") == Path("smoke")
+    with pytest.raises(ValueError, match=r"bundled config \['ppo_standard', 'selfplay', 'smoke'"):
+        config_path("smok")
+    for missing in ("configs/train/smoke.yaml", "smoke.yaml"):
+        with pytest.raises(ValueError, match="no training config at"):
+            config_path(missing)

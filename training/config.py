@@ -6,6 +6,7 @@ Every field is checked before any work starts, so a typo fails in a second, not 
 from __future__ import annotations
 
 import dataclasses
+import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,9 +116,7 @@ class TrainConfig:
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> TrainConfig:
         """Read a config; unknown or ill-typed fields raise ValueError naming them."""
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"no training config at {str(path)!r}")
+        path = config_path(path)
         with open(path) as f:
             data = yaml.safe_load(f) or {}
         if not isinstance(data, dict):
@@ -132,6 +131,30 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def config_path(config: str | Path) -> Path:
+    """The file of a training config: ``config`` itself when it is a file, else a bare name
+    (no folder, no ``.yaml``) names a config bundled with the package, so ``hilo train smoke``
+    reads ``configs/train/smoke.yaml`` from any folder. Anything else raises ValueError."""
+    path = Path(config)
+    if path.is_file():
+        return path
+    text = str(config)
+    if path.name != text or path.suffix in (".yaml", ".yml"):
+        raise ValueError(f"no training config at {text!r}")
+    bundled = bundled_configs()
+    if text not in bundled:
+        raise ValueError(f"no training config {text!r}: give a YAML path or the "
+                         f"name of a bundled config {sorted(bundled)}")
+    return bundled[text]
+
+
+def bundled_configs() -> dict[str, Path]:
+    """The training configs installed with the package (``hilo_env.configs``, the
+    repository's ``configs/train/``), by name."""
+    folder = Path(str(importlib.resources.files("hilo_env.configs") / "train"))
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
 
 
 def _is_int(x: Any) -> bool:
