@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import hilo_env
+from hilo_env.agents import sample_legal
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import replay
+from hilo_env.vector import HiLoVectorEnv, VectorGame
 from tests.test_engine import HIGH20, LOW1, deal
 
 
@@ -131,3 +133,90 @@ def test_human_render_shows_no_hidden_card_and_no_mode_warns(capsys) -> None:
     quiet.reset(seed=0)
     with pytest.warns(UserWarning, match="without specifying any render mode"):
         assert quiet.render() is None
+
+
+# ---- the batched simulator and its training view ---------------------------------------------
+
+
+class FailingDealer:
+    """A ``deal_source`` that deals well ``good`` times, then fails as ``how`` says."""
+
+    def __init__(self, good: int, how: str) -> None:
+        self.good, self.how, self.rng = good, how, np.random.default_rng(0)
+
+    def __call__(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        decks = np.array([self.rng.permutation(cards.DECK_SIZE) for _ in games])
+        seeds = np.arange(games.size, dtype=np.uint64)
+        if self.good <= 0:
+            if self.how == "raise":
+                raise RuntimeError("the dealer fell over")
+            decks[:, :2] = 0  # a card twice: not a deck
+        self.good -= 1
+        return decks, seeds
+
+
+@pytest.mark.parametrize("how", ["raise", "bad deck"])
+def test_a_batched_step_applies_to_every_game_or_to_none(how: str) -> None:
+    dealer = FailingDealer(good=1, how=how)
+    sim = VectorGame("standard", 8, deal_source=dealer, starting_stack=3)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        before = sim.clone()
+        actions = sample_legal(sim.action_masks(), rng)
+        try:
+            result = sim.step(actions)
+        except (RuntimeError, ValueError):
+            assert sim == before  # no game moved, the generator did not either
+            assert sim.action_masks().any(axis=1).all()
+            break
+        assert not result.hand_over.any()
+    else:
+        pytest.fail("the dealer never failed")
+
+
+def test_a_failing_opponent_leaves_the_env_refusing_until_reset() -> None:
+    class Fragile:
+        calls = 0
+
+        def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            Fragile.calls += 1
+            if Fragile.calls == 3:
+                raise RuntimeError("the opponent crashed")
+            return sample_legal(masks, np.random.default_rng(Fragile.calls))
+
+    env = HiLoVectorEnv("standard", num_envs=4, opponents=Fragile(), seed=0)
+    env.reset(seed=0)
+    rng = np.random.default_rng(2)
+    with pytest.raises(RuntimeError, match="opponent crashed"):
+        for _ in range(10):
+            env.step(sample_legal(env.action_masks(), rng))
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(np.zeros(4, np.int64))
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.action_masks()
+    env.reset(seed=1)
+    env.step(sample_legal(env.action_masks(), rng))
+
+
+@pytest.mark.parametrize("copier", [copy.deepcopy, pickled], ids=["deepcopy", "pickle"])
+def test_a_copied_vector_env_plays_on_alone(copier) -> None:
+    env = HiLoVectorEnv("standard", num_envs=8, seed=3)
+    env.reset(seed=3)
+    twin = copier(env)
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        actions = sample_legal(env.action_masks(), rng)
+        np.testing.assert_array_equal(twin.action_masks(), env.action_masks())
+        a, b = env.step(actions), twin.step(actions)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    # the twin's random opponent has its own generator: moving one leaves the other alone
+    env.opponents[0].rng.random(100)
+    assert env.opponents[0].rng.random() != twin.opponents[0].rng.random()
+
+
+def test_a_vector_game_too_big_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="GiB of state, over the bound"):
+        VectorGame("standard", 10**9)
+    with pytest.raises(ValueError, match="reset options"):
+        HiLoVectorEnv("standard", num_envs=2).reset(options={"deck": [1]})

@@ -5,7 +5,9 @@ A learner sits in one seat of each of ``num_envs`` games of
 by opponent agents, and the learner sees only its own decisions.
 
 ``HiLoVectorEnv(rules="standard", num_envs=64, opponents=None, seed=None, deal_source=None,
-**overrides)``
+**overrides)``. A step either completes or, when an opponent fails, leaves the env marked
+broken: it then refuses to step until ``reset()``. Copies (``copy.deepcopy``, ``pickle``) play
+on like their original, opponents included.
 
 | member                                | what                                                     |
 |---------------------------------------|----------------------------------------------------------|
@@ -37,7 +39,8 @@ episodes that ended (``_r``, ``_l``: where).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -48,6 +51,9 @@ from gymnasium.vector.utils import batch_space
 from hilo_env.agents.baselines import RandomAgent
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.equation_hilo.vector import DeckSource, StepResult, VectorGame
+
+RESET_OPTIONS = ("decks", "hand_seeds")
+"""The keys ``reset(options=...)`` reads."""
 
 
 class Opponent(Protocol):
@@ -87,6 +93,7 @@ class HiLoVectorEnv(VectorEnv):
         self.episode_return = np.zeros(num_envs, np.float64)
         self.episode_length = np.zeros(num_envs, np.int64)
         self._masks: np.ndarray | None = None
+        self._broken: str | None = None
 
     def _random(self, seed: int | None) -> RandomAgent:
         """The default opponent, seeded apart from the deals."""
@@ -119,6 +126,9 @@ class HiLoVectorEnv(VectorEnv):
         """New matches everywhere; ``options`` may hold ``decks`` and ``hand_seeds`` (first
         hands). A ``seed`` re-seeds the deals and the default random opponents."""
         opts = options or {}
+        if not isinstance(opts, dict) or set(opts) - set(RESET_OPTIONS):
+            raise ValueError(f"reset options are a dict with keys among {list(RESET_OPTIONS)}, "
+                             f"not {opts!r:.200}")
         self.game.reset(seed=seed, decks=opts.get("decks"), hand_seeds=opts.get("hand_seeds"))
         if seed is not None and self._default_opponents:
             self.opponents = [self._random(seed)]
@@ -129,21 +139,25 @@ class HiLoVectorEnv(VectorEnv):
         self.episode_return[:] = 0
         self.episode_length[:] = 0
         self._masks = None
-        # no episode is under way yet: one that ends before a decision is skipped
-        self._play_opponents(np.ones(self.num_envs, bool), np.zeros(self.num_envs))
+        self._broken = None
+        with self._breaks_on_failure():
+            # no episode is under way yet: one that ends before a decision is skipped
+            self._play_opponents(np.ones(self.num_envs, bool), np.zeros(self.num_envs))
         return self.game.observe(), {}
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, dict[str, Any]]:
         """The learner's actions -> (observations, rewards, terminations, truncations, infos)."""
         N = self.num_envs
+        self._check_usable()
         res = self.game.step(actions)  # checks every action before any game changes
         self._masks = None
         term = np.zeros(N, bool)
         rew = np.zeros(N, np.float64)
         self.episode_length += 1
-        self._settle(np.arange(N), res, term, rew)
-        self._play_opponents(term, rew)
+        with self._breaks_on_failure():
+            self._settle(np.arange(N), res, term, rew)
+            self._play_opponents(term, rew)
         live = ~term
         rew[live] = self.pending[live]
         self.pending[live] = 0
@@ -161,9 +175,25 @@ class HiLoVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(N, n_actions) bool: the learner's legal actions now."""
+        self._check_usable()
         if self._masks is None:
             self._masks = self.game.action_masks().view(bool)
         return self._masks
+
+    @contextlib.contextmanager
+    def _breaks_on_failure(self) -> Iterator[None]:
+        """Marks the env broken when the block raises: an opponent that fails (or plays an
+        illegal action) stops the env between two seats, where it cannot carry on."""
+        try:
+            yield
+        except BaseException as exc:
+            self._broken = f"{type(exc).__name__}: {exc}"[:300]
+            raise
+
+    def _check_usable(self) -> None:
+        if self._broken is not None:
+            raise RuntimeError(f"this env stopped in the middle of a step ({self._broken}); "
+                               "call reset() before using it again")
 
     def close(self, **kwargs: Any) -> None:
         self.closed = True

@@ -84,6 +84,10 @@ FIRST_MULTIPLY, FIRST_ROOT = cards.FIRST_MULTIPLY, cards.FIRST_ROOT
 DECK = cards.DECK_SIZE
 _BIG = np.iinfo(np.int64).max // 4
 
+MAX_STATE_BYTES = 32 << 30
+"""The most state a :class:`VectorGame` may hold (about 64 M two-player games): a request past
+it is refused at once rather than left to exhaust the machine's memory."""
+
 _LITTLE_ENDIAN = sys.byteorder == "little"
 _WINDOW = np.arange(8)  # look-ahead for the extra card of a special
 
@@ -111,6 +115,11 @@ class VectorGame:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         r = self.rules
         self.num_games = N = int(num_games)
+        per_game = BatchState.zeros(r, 1).nbytes
+        if per_game * N > MAX_STATE_BYTES:
+            raise ValueError(f"{N:,} games of these rules need {per_game * N / 2**30:,.1f} GiB "
+                             f"of state, over the bound of {MAX_STATE_BYTES / 2**30:.0f} GiB "
+                             f"(vector.MAX_STATE_BYTES): use fewer games")
         self.num_players = n = r.num_players
         self.num_actions = A.num_actions(r.max_cap)
         self.deal_source = deal_source
@@ -180,8 +189,13 @@ class VectorGame:
             decks = self._check_decks(decks, k, g)
         if hand_seeds is not None:
             hand_seeds = self._check_seeds(hand_seeds, k)
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        rng = self.rng if seed is None else np.random.default_rng(seed)
+        self._atomically(lambda: self._reset(g, decks, hand_seeds, rng))
+
+    def _reset(self, g: np.ndarray, decks: np.ndarray | None, hand_seeds: np.ndarray | None,
+               rng: np.random.Generator) -> None:
+        """``reset`` past its checks."""
+        self.rng = rng
         self._all_codes = None
         self.state.hand_over[g] = False
         self.state.match_over[g] = False
@@ -190,6 +204,18 @@ class VectorGame:
         self._start_hands(g, decks, hand_seeds)
         self._advance(g)
 
+    def _atomically(self, apply: Callable[[], Any]) -> Any:
+        """``apply()``, all or nothing: if it raises (past the checks only a ``deal_source``
+        can), the state and the generator are put back as they were."""
+        if self.deal_source is None:
+            return apply()
+        state, rng = self.state.copy(), copy.deepcopy(self.rng)
+        try:
+            return apply()
+        except BaseException:
+            self.state, self.rng, self._all_codes = state, rng, None
+            raise
+
     # ---- step --------------------------------------------------------------------------------
 
     def step(self, actions: np.ndarray | Sequence[int],
@@ -197,11 +223,12 @@ class VectorGame:
         """Apply one action in each game (or in each of ``games``, in that order).
 
         Raises ValueError, naming the first bad game, on a wrong shape or an illegal action;
-        then no game has changed. Finished hands and matches are dealt again at once.
+        then no game has changed. Finished hands and matches are dealt again at once; if the
+        ``deal_source`` fails or deals a bad deck, no game has changed either.
         """
         g = self._check_games(games)
         a = self._check_actions(actions, g)
-        return self._step(g, a)
+        return self._atomically(lambda: self._step(g, a))
 
     def _step(self, g: np.ndarray, a: np.ndarray) -> StepResult:
         """``step`` without the checks (the actions must be legal, ``g`` unique)."""
