@@ -1,22 +1,27 @@
 """Equation Hi-Lo in the terminal: a person against any registered agent, and the bot demo.
 
 :func:`play` deals a match, renders the table before each of the person's decisions, reads
-typed actions (``call``, ``raise 5``, ``low``, ``discard +``; ``help`` lists the legal ones,
-``quit`` leaves) and answers a wrong one with the legal ones; end of input or Ctrl-C ends the
-match cleanly. :func:`demo` lets two agents play a few seeded hands and narrates them.
+typed actions (``call``, ``raise 5``, ``low``, ``discard +``; ``help`` lists the legal ones
+and the shortcuts of ``SHORTCUTS_HELP``, ``quit`` leaves) and answers a wrong one with the
+legal ones; end of input or Ctrl-C ends the match cleanly. At a terminal, keys typed while an
+agent thinks are dropped before each prompt, so they are never read as the next action.
+:func:`demo` lets agents play a few seeded hands and narrates them.
 Both write to ``out`` and read from ``read_line``, so tests can script them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
-from collections.abc import Callable, Sequence
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
 import numpy as np
 
 from hilo_env.agents.base import Agent
-from hilo_env.agents.registry import make
+from hilo_env.agents.registry import make, needs_extra
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -33,6 +38,22 @@ QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("", "help", "?", "h")
 ALL_IN_WORDS = ("allin", "all-in", "all in", "shove")
 PROMPT = "your action> "
+WIDTH = 80
+"""Columns the intro and help texts are wrapped to."""
+DEMO_AGENTS = ("heuristic", "caller")
+"""The demo's agents, seated in turn (repeated when the rules have more players)."""
+SHORTCUTS_HELP = (
+    "Shortcuts: a bare number N is 'raise N'; 'all-in' (or 'allin', 'shove') raises to the "
+    "cap; the first letters of fold, check, call, low, high, swing are enough when only one "
+    "legal action starts with them ('f', 'l', 'sw'); 'bet N' is 'raise N'. In 'raise N', N "
+    "is your total wager this hand (ante included), not the chips added.")
+"""What ``help`` prints after the legal actions (and ``hilo play --help`` repeats)."""
+LEGEND = ("Table: a card is its number and suit letter (G gold, S silver, B bronze, K black), "
+          "× and √ are the special cards, [??] a hidden card; D marks the dealer button, > the "
+          "player to act.")
+"""The intro's key to the rendered table."""
+_RAISE = re.compile(r"(?:raise|bet) \d+")
+_ACTION_ARGUMENT = re.compile(r"\b(?:raise|bet|discard) (?:N\b|\d+|[-+*/×÷−])")
 
 
 def parse_command(text: str, legal: Sequence[int]) -> int:
@@ -55,12 +76,22 @@ def parse_command(text: str, legal: Sequence[int]) -> int:
     try:
         action = A.string_to_action(t)
     except ValueError:
-        raise ValueError(f"{text.strip()!r} is not an action. Legal now: "
-                         f"{describe_legal(legal)}") from None
+        raise ValueError(f"{text.strip()!r} is not an action{_raise_note(t, raises)}. Legal "
+                         f"now: {describe_legal(legal)}") from None
     if action not in legal:
-        raise ValueError(f"{text.strip()!r} is not legal now. Legal now: "
-                         f"{describe_legal(legal)}")
+        raise ValueError(f"{text.strip()!r} is not legal now{_raise_note(t, raises)}. Legal "
+                         f"now: {describe_legal(legal)}")
     return action
+
+
+def _raise_note(command: str, raises: Sequence[int]) -> str:
+    """For a refused ``raise N``: what N means, and the totals allowed now."""
+    if not _RAISE.fullmatch(command):
+        return ""
+    if not raises:
+        return " (no raise is allowed now)"
+    lo, hi = A.raise_total(raises[0]), A.raise_total(raises[-1])
+    return f" (N in 'raise N' is your total wager this hand, {lo}..{hi} now)"
 
 
 def equations_text(game: Game, seat: int) -> str | None:
@@ -120,18 +151,23 @@ def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", hands: 
     n = rules.num_players
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} for {n} players, not {seat}")
+
+    def say(text: str = "") -> None:
+        print(text, file=out, flush=True)
+
+    if needs_extra(opponent):  # a model takes seconds to load: say so before the wait
+        say(f"Loading the {opponent} model...")
     bots = {s: make(opponent, rules, seed=seed + 1 + s) for s in range(n) if s != seat}
+    _load_models(bots.values())
     game = Game(rules, np.random.default_rng(seed))
     seats = _Seats(game, bots)
 
-    def say(text: str = "") -> None:
-        print(text, file=out)
-
-    say(f"You are {player_name(seat)} against {opponent} ({n} players, {hands} hand"
-        f"{'s' if hands > 1 else ''}, {rules.starting_stack} chips each).")
-    say("Type an action when asked: check, call, fold, raise 5, low, high"
-        + (", swing" if rules.swing else "") + ", discard +;  'help' lists the legal ones, "
-        "'quit' leaves.")
+    say(_wrap(f"You are {player_name(seat)} against {opponent} ({n} players, {hands} hand"
+              f"{'s' if hands > 1 else ''}, {rules.starting_stack} chips each)."))
+    say(_wrap("Type an action when asked: check, call, fold, raise 5, low, high"
+              + (", swing" if rules.swing else "") + ", discard +; 'help' lists the legal "
+              "ones and the shortcuts, 'quit' leaves."))
+    say(_wrap(LEGEND))
     while True:
         say()
         say(_rule(f"Hand {game.hand_number} of {hands}"))
@@ -166,12 +202,42 @@ def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", hands: 
     return won
 
 
+def _wrap(text: str) -> str:
+    """``text`` wrapped to ``WIDTH`` columns, never between an action and its argument."""
+    glued = _ACTION_ARGUMENT.sub(lambda m: m[0].replace(" ", "\0"), text)
+    return textwrap.fill(glued, WIDTH).replace("\0", " ")
+
+
+def _load_models(bots: Iterable[Agent]) -> None:
+    """Load every model agent now, so the wait comes before the first prompt, not mid-hand."""
+    from hilo_env.agents.ppo import PPOAgent  # torch stays unimported without a model agent
+
+    for bot in bots:
+        if isinstance(bot, PPOAgent):
+            bot.load()
+
+
+def drain_pending_input(stream: TextIO) -> None:
+    """Drop keys typed while the program was busy (an agent thinking, a model loading), so
+    they are not read as the next action. Does nothing off a Unix terminal."""
+    try:
+        import termios
+    except ImportError:  # Windows
+        return
+    with contextlib.suppress(termios.error, OSError, ValueError):  # not a terminal after all
+        termios.tcflush(stream.fileno(), termios.TCIFLUSH)
+
+
 def terminal_reader(stream: TextIO | None = None) -> Callable[[str], str]:
-    """``input``, echoing each line read when the input is not a terminal (piped or scripted
-    input then reads like a session)."""
+    """At a terminal, ``input`` after dropping the keys typed since the last prompt; otherwise
+    each line read is echoed (piped or scripted input then reads like a session)."""
     stream = stream or sys.stdin
     if stream.isatty():
-        return input
+        def ask(prompt: str) -> str:
+            drain_pending_input(stream)
+            return input(prompt)
+
+        return ask
 
     def read(prompt: str) -> str:
         print(prompt, end="", flush=True)
@@ -198,6 +264,7 @@ def _ask(legal: list[int], read_line: Callable[[str], str],
             return None
         if word in HELP_WORDS:
             say(f"Legal now: {describe_legal(legal)}")
+            say(_wrap(SHORTCUTS_HELP))
             continue
         try:
             return parse_command(text, legal)
@@ -205,31 +272,39 @@ def _ask(legal: list[int], read_line: Callable[[str], str],
             say(str(exc))
 
 
-def demo(names: Sequence[str] = ("heuristic", "caller"), rules: RuleSet | str = "standard",
+def demo(names: Sequence[str] | None = None, rules: RuleSet | str = "standard",
          hands: int = 3, seed: int = 0, out: TextIO | None = None) -> dict[str, int]:
     """Agents play ``hands`` seeded single hands (fresh stacks, seats rotating each hand),
     narrated: the table at each new deal, every action, the equations at showdown, and a
-    one-line summary. Returns the chips each agent won."""
+    one-line summary. ``names`` defaults to ``DEMO_AGENTS`` in turn, one per seat the rules
+    have. Returns the chips each agent won, by label (``heuristic``, ``heuristic #2``...)."""
     out = out or sys.stdout
     rules = resolve(rules).replace(hands_per_episode=1)
     n = rules.num_players
     if hands < 1:
         raise ValueError(f"--hands must be at least 1, not {hands}")
+    chosen = names is not None
+    names = list(names) if chosen else [DEMO_AGENTS[i % len(DEMO_AGENTS)] for i in range(n)]
     if len(names) != n:
-        raise ValueError(f"these rules seat {n} agents, got {len(names)}: {list(names)}")
+        raise ValueError(f"these rules seat {n} agents, got {len(names)}: {names}")
     players = [make(nm, rules, seed=seed + i) for i, nm in enumerate(names)]
-    won = dict.fromkeys(names, 0)
+    labels = [nm if names[:i].count(nm) == 0 else f"{nm} #{names[:i].count(nm) + 1}"
+              for i, nm in enumerate(names)]
+    won = dict.fromkeys(labels, 0)
 
     def say(text: str = "") -> None:
         print(text, file=out)
 
-    say(f"Equation Hi-Lo: {' vs '.join(names)}, {hands} hands, seed {seed}.")
-    say("Each player gets a hidden card and face-up cards, bets, then declares Low (an equation "
-        "near 1),\nHigh (near 20) or Swing (both); the best equation of each side takes half "
-        "the pot.")
+    say(f"Equation Hi-Lo: {' vs '.join(labels)}, {hands} hands, seed {seed}.")
+    if not chosen and n > len(DEMO_AGENTS):
+        say(_wrap(f"These rules seat {n} players, so the demo's agents "
+                  f"({' and '.join(DEMO_AGENTS)}) take the seats in turn."))
+    say(_wrap("Each player gets a hidden card and face-up cards, bets, then declares Low (an "
+              "equation near 1), High (near 20) or Swing (both); the best equation of each "
+              "side takes half the pot."))
     for h in range(hands):
-        order = [(s + h) % n for s in range(n)]  # seat s holds names[order[s]]
-        label = [names[i] for i in order]
+        order = [(s + h) % n for s in range(n)]  # seat s holds labels[order[s]]
+        label = [labels[i] for i in order]
         game = Game(rules, np.random.default_rng([seed, h]))
         seats = _Seats(game, {s: players[i] for s, i in enumerate(order)})
         say()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
-from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.equation_hilo.rules import RuleSet, resolve, short_repr
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
@@ -52,8 +52,17 @@ def register(name: str, factory: AgentFactory) -> None:
     _REGISTRY[name] = factory
 
 
+def needs_extra(name: str) -> str | None:
+    """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
+    sb3-contrib), or None; tools check it before any work starts."""
+    return "train" if name == "ppo" or name.startswith(PPO_PREFIX) else None
+
+
 def check(name: str) -> None:
     """Raise ValueError (naming the choices) unless ``name`` names an agent; loads nothing."""
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name is text, not {short_repr(name)}; choose from "
+                         f"{', '.join(names())}")
     if name in _REGISTRY:
         return
     if name.startswith(PPO_PREFIX):
@@ -61,7 +70,7 @@ def check(name: str) -> None:
         if not path.is_file():
             raise ValueError(f"agent {name!r}: no model file {str(path)!r}")
         return
-    raise ValueError(f"unknown agent {name!r}; choose from {', '.join(names())}")
+    raise ValueError(f"unknown agent {short_repr(name)}; choose from {', '.join(names())}")
 
 
 def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> Agent:

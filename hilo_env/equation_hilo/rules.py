@@ -5,6 +5,10 @@ the default), ``classic`` and ``duel``. Start from a preset and override any fie
 
     RuleSet.preset("classic", num_players=4)
     RuleSet.from_yaml("configs/rules/duel.yaml", ante=2)
+
+YAML files (rule files here, training configs in ``training.config``) are read by
+:func:`read_yaml_mapping`, which refuses files over ``MAX_YAML_BYTES`` and YAML aliases, so a
+small hostile file cannot cost seconds or gigabytes; every error names the file and the field.
 """
 
 from __future__ import annotations
@@ -22,16 +26,29 @@ DEAL_STEPS = (HIDDEN, UP, BET)
 TIEBREAKS = ("key_card", "suit")
 ODD_CHIP_RULES = ("house",)
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_STARTING_STACK = 10_000
+"""The largest ``starting_stack``: the action space (and each observation's mask) grows with
+it, up to ``MAX_PLAYERS * MAX_STARTING_STACK // 2`` raises (``RuleSet.max_cap``)."""
+MAX_YAML_BYTES = 64 * 1024
+"""The largest rule file or training config read (64 KiB; the shipped ones are under 1 KiB)."""
+MAX_REPR = 60
+"""Characters of a bad value quoted in an error message (the rest is cut: ``...``)."""
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One variant of Equation Hi-Lo. Field names match ``docs/rules.md`` section 9."""
+    """One variant of Equation Hi-Lo. Field names match ``docs/rules.md`` section 9.
+
+    Bounds, checked when a RuleSet is made: ``num_players`` 2..8 (``MAX_PLAYERS``),
+    ``starting_stack`` 1..10,000 (``MAX_STARTING_STACK``: the action space grows with it),
+    ``ante`` 0..``starting_stack``, and ``deal`` has at least one ``bet`` round.
+    """
 
     num_players: int = 2
     """Players at the table, 2..8."""
     deal: tuple[str, ...] = (HIDDEN, UP, UP, BET, UP, BET)
-    """Deal and betting schedule: one ``hidden`` first, three ``up`` deals, ``bet`` rounds."""
+    """Deal and betting schedule: one ``hidden`` first, three ``up`` deals, at least one
+    ``bet`` round."""
     max_multiply: int | None = 1
     """How many × a player may hold; ``None`` is unlimited. A × over the limit goes back."""
     multiply_discards: str = "+-"
@@ -45,13 +62,16 @@ class RuleSet:
     odd_chip: str = "house"
     """Where the odd chip of a split goes."""
     starting_stack: int = 100
-    """Chips each player starts an episode with."""
+    """Chips each player starts an episode with, 1..10,000 (``MAX_STARTING_STACK``)."""
     ante: int = 1
     """Chips every player puts in the pot before the deal."""
     hands_per_episode: int = 1
     """Hands in one episode (a match); it ends early when one player is left."""
 
     def __post_init__(self) -> None:
+        _require(isinstance(self.deal, list | tuple)
+                 and all(isinstance(step, str) for step in self.deal), "deal", self.deal,
+                 f"a list of steps from {list(DEAL_STEPS)}")
         object.__setattr__(self, "deal", tuple(self.deal))
         _check(self)
 
@@ -85,8 +105,9 @@ class RuleSet:
     @classmethod
     def preset(cls, name: str = "standard", **overrides: Any) -> RuleSet:
         """A preset by name (``standard``, ``classic``, ``duel``), with field overrides."""
-        if name not in PRESETS:
-            raise ValueError(f"unknown rules preset {name!r}; choose one of {sorted(PRESETS)}")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"unknown rules preset {short_repr(name)}; choose one of "
+                             f"{sorted(PRESETS)}")
         rules = PRESETS[name].replace(**overrides)
         if name == "duel" and rules.num_players != 2:
             raise ValueError(f"rule field 'num_players' = {rules.num_players!r} is not allowed: "
@@ -95,19 +116,19 @@ class RuleSet:
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> RuleSet:
-        """Read a rule set from YAML: an optional ``preset`` key, then field overrides."""
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a mapping of rule fields, "
-                             f"got {type(data).__name__}")
-        name = data.pop("preset", "standard")
-        return cls.preset(name, **{**data, **overrides})
+        """Read a rule set from YAML: an optional ``preset`` key (the preset the file starts
+        from, ``standard`` if absent), then field overrides. ValueError names the file."""
+        data = read_yaml_mapping(path, "rule fields")
+        try:
+            name = data.pop("preset", "standard")
+            return cls.preset(name, **{**data, **overrides})
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def replace(self, **overrides: Any) -> RuleSet:
         """A copy with some fields changed; unknown fields raise ValueError."""
         names = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(overrides) - names)
+        unknown = sorted(short_text(k) for k in set(overrides) - names)
         if unknown:
             raise ValueError(f"unknown rule field(s) {unknown}; fields are {sorted(names)}")
         if overrides.get("max_multiply") == "unlimited":
@@ -132,13 +153,68 @@ def resolve(rules: str | Path | RuleSet | None = None, **overrides: Any) -> Rule
         return RuleSet.preset(text, **overrides)
     if text.endswith((".yaml", ".yml")) or Path(text).is_file():
         return RuleSet.from_yaml(text, **overrides)
-    raise ValueError(f"unknown rules {rules!r}: give a preset {sorted(PRESETS)}, a RuleSet "
-                     "or a path to a YAML file")
+    raise ValueError(f"unknown rules {short_repr(rules)}: give a preset {sorted(PRESETS)}, a "
+                     "RuleSet or a path to a YAML file")
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` cut to ``MAX_REPR`` characters, for error messages about user input."""
+    return short_text(repr(value))
+
+
+def short_text(text: str) -> str:
+    """``text`` cut to ``MAX_REPR`` characters (the cut marked ``...``)."""
+    return text if len(text) <= MAX_REPR else text[:MAX_REPR - 3] + "..."
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML's safe loader without aliases (``*name``): a few bytes of nested aliases can
+    expand to gigabytes (the "billion laughs"), and no rule file or config needs them."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def read_yaml_mapping(path: str | Path, what: str) -> dict[str, Any]:
+    """A YAML file's top-level mapping of ``what`` (such as "rule fields"), read with bounds:
+    at most ``MAX_YAML_BYTES``, no aliases, string keys. An empty file is ``{}``. Every
+    failure, a missing file included, is a ValueError naming the file."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_YAML_BYTES // 1024} KiB; not read")
+    try:
+        data = yaml.load(raw.decode("utf-8"), Loader=_NoAliasLoader)  # safe: a SafeLoader
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ValueError(f"{path}: not valid YAML{where}: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML: {short_repr(str(exc))}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of {what} (name: value lines), "
+                         f"got {type(data).__name__}")
+    bad = [key for key in data if not isinstance(key, str)]
+    if bad:
+        raise ValueError(f"{path}: field names are text, not {short_repr(bad[0])}")
+    return data
 
 
 def _require(ok: bool, field: str, got: Any, allowed: str) -> None:
     if not ok:
-        raise ValueError(f"rule field {field!r} = {got!r} is not allowed: {allowed}")
+        raise ValueError(f"rule field {field!r} = {short_repr(got)} is not allowed: {allowed}")
 
 
 def _is_int(x: Any) -> bool:
@@ -149,9 +225,10 @@ def _check(r: RuleSet) -> None:
     _require(_is_int(r.num_players) and MIN_PLAYERS <= r.num_players <= MAX_PLAYERS,
              "num_players", r.num_players, f"an integer {MIN_PLAYERS}..{MAX_PLAYERS}")
     steps_ok = (all(s in DEAL_STEPS for s in r.deal) and r.deal[:1] == (HIDDEN,)
-                and r.deal.count(HIDDEN) == 1 and r.deal.count(UP) == 3)
+                and r.deal.count(HIDDEN) == 1 and r.deal.count(UP) == 3 and BET in r.deal)
     _require(steps_ok, "deal", list(r.deal),
-             "a list of steps 'hidden' (exactly once, first), 'up' (exactly three) and 'bet'")
+             "a list of steps 'hidden' (exactly once, first), 'up' (exactly three) and 'bet' "
+             "(at least once)")
     _require(r.max_multiply is None or (_is_int(r.max_multiply) and r.max_multiply >= 1),
              "max_multiply", r.max_multiply, "an integer >= 1, or 'unlimited' (null)")
     _require(r.multiply_discards in ("+-", "+-x"), "multiply_discards", r.multiply_discards,
@@ -165,8 +242,8 @@ def _check(r: RuleSet) -> None:
     _require(r.tiebreak in TIEBREAKS, "tiebreak", r.tiebreak, f"one of {list(TIEBREAKS)}")
     _require(r.odd_chip in ODD_CHIP_RULES, "odd_chip", r.odd_chip,
              f"one of {list(ODD_CHIP_RULES)}")
-    _require(_is_int(r.starting_stack) and r.starting_stack >= 1, "starting_stack",
-             r.starting_stack, "an integer >= 1")
+    _require(_is_int(r.starting_stack) and 1 <= r.starting_stack <= MAX_STARTING_STACK,
+             "starting_stack", r.starting_stack, f"an integer 1..{MAX_STARTING_STACK:,}")
     _require(_is_int(r.ante) and 0 <= r.ante <= r.starting_stack, "ante", r.ante,
              f"an integer from 0 to the starting stack ({r.starting_stack})")
     _require(_is_int(r.hands_per_episode) and r.hands_per_episode >= 1, "hands_per_episode",
