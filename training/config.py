@@ -1,20 +1,28 @@
 """The training run's settings: one dataclass, one docstring per field, read from YAML.
 
-Every field is checked before any work starts, so a typo fails in a second, not an hour in.
+Every field is checked before any work starts, so a typo fails in a second, not an hour in:
+types (a bool is not an integer), ranges, finiteness (``.inf`` and ``.nan`` are refused). A
+config file is read with the rule files' bounds (``rules.read_yaml_mapping``: at most 64 KiB,
+no YAML aliases), and its errors name the file and the field.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.resources
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hilo_env import agents
-from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.equation_hilo.rules import (
+    RuleSet,
+    read_yaml_mapping,
+    resolve,
+    short_repr,
+    short_text,
+)
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,7 @@ class TrainConfig:
     n_steps: int = 64
     """Decisions collected per game between updates (rollout = n_steps * num_envs)."""
     batch_size: int = 4096
-    """Minibatch size of each gradient step."""
+    """Minibatch size of each gradient step, at least 2."""
     n_epochs: int = 4
     """Passes over each rollout."""
     gamma: float = 1.0
@@ -78,6 +86,11 @@ class TrainConfig:
     """Decisions between saved checkpoints (0: only the final model)."""
 
     def __post_init__(self) -> None:
+        for name in ("name", "output_dir", "rules"):
+            _require(isinstance(getattr(self, name), str) and bool(getattr(self, name)), name,
+                     getattr(self, name), "a non-empty text")
+        _require("/" not in self.name and self.name not in (".", ".."), "name", self.name,
+                 "a run name without '/' (a folder under output_dir)")
         for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
                      "eval_hands", "torch_threads"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
@@ -86,24 +99,33 @@ class TrainConfig:
                      "seed"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
                      getattr(self, name), "an integer >= 0")
+        # MaskablePPO asserts both; checked here so a run never starts only to fail in SB3
+        _require(self.batch_size >= 2, "batch_size", self.batch_size, "an integer >= 2")
+        _require(self.n_steps * self.num_envs >= 2, "n_steps", self.n_steps,
+                 "at least 2 decisions per rollout (n_steps * num_envs >= 2)")
         for name in ("learning_rate", "clip_range", "vf_coef", "max_grad_norm", "reward_scale"):
             value = getattr(self, name)
-            _require(_is_number(value) and value > 0, name, value, "a number > 0")
+            _require(_is_number(value) and value > 0, name, value, "a finite number > 0")
         for name in ("gamma", "gae_lambda", "snapshot_share"):
             value = getattr(self, name)
             _require(_is_number(value) and 0 <= value <= 1, name, value, "a number in [0, 1]")
         _require(_is_number(self.ent_coef) and self.ent_coef >= 0, "ent_coef", self.ent_coef,
-                 "a number >= 0")
+                 "a finite number >= 0")
         _require(isinstance(self.net_arch, list) and bool(self.net_arch)
                  and all(_is_int(h) and h >= 1 for h in self.net_arch), "net_arch",
                  self.net_arch, "a non-empty list of layer sizes, such as [256, 256]")
-        _require(isinstance(self.baselines, list) and bool(self.baselines), "baselines",
+        _require(isinstance(self.baselines, list) and bool(self.baselines)
+                 and all(isinstance(b, str) for b in self.baselines), "baselines",
                  self.baselines, f"a non-empty list of agent names from {agents.names()}")
         for name in self.baselines:
-            agents.check(name)
-        _require(isinstance(self.name, str) and bool(self.name) and "/" not in self.name,
-                 "name", self.name, "a non-empty run name without '/'")
-        self.rule_set()  # a bad preset or rules file fails here
+            try:
+                agents.check(name)
+            except ValueError as exc:
+                raise ValueError(f"config field 'baselines': {exc}") from None
+        try:
+            self.rule_set()  # a bad preset or rules file fails here
+        except ValueError as exc:
+            raise ValueError(f"config field 'rules': {exc}") from None
 
     def rule_set(self) -> RuleSet:
         """The RuleSet trained on."""
@@ -115,19 +137,20 @@ class TrainConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> TrainConfig:
-        """Read a config; unknown or ill-typed fields raise ValueError naming them."""
+        """Read a config; unknown or ill-typed fields raise ValueError naming the file and
+        the field (``overrides``, from the command line, are checked the same way)."""
         path = config_path(path)
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a mapping of config fields")
+        data = read_yaml_mapping(path, "config fields")
         data.update(overrides)
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(short_text(k) for k in set(data) - known)
         if unknown:
             raise ValueError(f"{path}: unknown config field(s) {unknown}; fields are "
                              f"{sorted(known)}")
-        return cls(**data)
+        try:
+            return cls(**data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -142,10 +165,10 @@ def config_path(config: str | Path) -> Path:
         return path
     text = str(config)
     if path.name != text or path.suffix in (".yaml", ".yml"):
-        raise ValueError(f"no training config at {text!r}")
+        raise ValueError(f"no training config at {short_repr(text)}")
     bundled = bundled_configs()
     if text not in bundled:
-        raise ValueError(f"no training config {text!r}: give a YAML path or the "
+        raise ValueError(f"no training config {short_repr(text)}: give a YAML path or the "
                          f"name of a bundled config {sorted(bundled)}")
     return bundled[text]
 
@@ -162,9 +185,11 @@ def _is_int(x: Any) -> bool:
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
+    """A finite int or float, not a bool: ``.inf`` would train a model of NaNs."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _require(ok: bool, name: str, value: Any, allowed: str) -> None:
     if not ok:
-        raise ValueError(f"config field {name!r} = {value!r} is not allowed: {allowed}")
+        raise ValueError(f"config field {name!r} = {short_repr(value)} is not allowed: "
+                         f"{allowed}")
