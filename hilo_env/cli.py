@@ -36,7 +36,7 @@ EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
 EXIT_INTERRUPTED = 130
 HILO = "hilo"
 """The name of Equation Hi-Lo for ``--game``: the default, served by this module."""
-GAME_COMMANDS: dict[str, str] = {}
+GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi"}
 """The other games of ``--game``: name -> the module (on the top floor, beside this one) whose
 ``tournament(args)`` and ``play(args)`` run ``hilo tournament`` and ``hilo play`` for it and
 return the exit status."""

@@ -1,0 +1,101 @@
+"""Policies for lo-hi behind :class:`hilo_env.agents.Agent`, and their names.
+
+| name          | agent                                                                   |
+|---------------|-------------------------------------------------------------------------|
+| ``random``    | :class:`hilo_env.agents.RandomAgent`: uniform over the mask              |
+| ``heuristic`` | :class:`ShedderAgent`: sheds the most cards it can, keeps middle ranks,  |
+|               | picks up only when it cannot play (the project's name for the           |
+|               | rule-based baseline of each game)                                       |
+
+    from hilo_env.agents import lohi
+    bot = lohi.make("heuristic", "standard", seed=0)
+    action = bot.act(observation, action_mask)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from hilo_env.agents.base import Agent
+from hilo_env.agents.baselines import RandomAgent
+from hilo_env.lohi import actions as A
+from hilo_env.lohi.cards import NUM_RANKS, NUM_SUITS
+from hilo_env.lohi.engine import Phase
+from hilo_env.lohi.observation import layout
+from hilo_env.lohi.rules import RuleSet, resolve
+
+MIDDLE_RANK = (NUM_RANKS - 1) / 2
+"""The 8: a card near it answers both HIGHER and LOWER most often, so it is kept longest."""
+
+
+def _play_ranks(action: int) -> list[int]:
+    """The ranks a set or run action puts down, in order."""
+    if action < A.FIRST_RUN:
+        rank, count = A.set_of(action)
+        return [rank] * count
+    return A.run_ranks(*A.RUNS[action - A.FIRST_RUN])
+
+
+class ShedderAgent(Agent):
+    """Rule-based: get rid of cards fast, keep the flexible ones, make the next player's
+    life hard.
+
+    * **Play.** The legal play that sheds the most cards (the longest run or the largest set;
+      going out sheds everything). Among equals, the one whose cards lie farthest from the
+      middle rank: middle ranks answer both directions, so they are kept.
+    * **Pick up** only when no play is legal.
+    * **After a double** the direction with fewer unseen cards that answer it (cards neither
+      in its hand nor on the pile), so the next player is least likely to follow.
+    * **After a triple** the rank with the fewest unseen cards, preferring one it holds.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rules: RuleSet, seed: int | None = 0) -> None:
+        super().__init__(rules, seed)
+        self.where = layout(rules)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("the action mask allows no action: nobody may act in this state")
+        obs = np.asarray(observation)
+        phase = int(np.argmax(obs[self.where["phase"]]))
+        hand = np.rint(obs[self.where["hand"]] * NUM_SUITS)
+        unseen = NUM_SUITS - hand - np.rint(obs[self.where["pile"]] * NUM_SUITS)
+        if phase == Phase.CHOOSE:
+            top = int(np.argmax(obs[self.where["top"]]))
+            return A.HIGHER if unseen[top:].sum() < unseen[:top + 1].sum() else A.LOWER
+        if phase == Phase.CALL:
+            best = min(range(NUM_RANKS), key=lambda r: (unseen[r], -hand[r], r))
+            return A.call_action(best)
+        plays = [int(a) for a in legal if a != A.PICK_UP]
+        if not plays:
+            return A.PICK_UP
+        return max(plays, key=self._value)
+
+    @staticmethod
+    def _value(action: int) -> tuple[int, float]:
+        ranks = _play_ranks(action)
+        return len(ranks), sum(abs(r - MIDDLE_RANK) for r in ranks)
+
+
+AgentFactory = Callable[[RuleSet, "int | None"], Agent]
+AGENTS: dict[str, AgentFactory] = {"random": RandomAgent, "heuristic": ShedderAgent}
+"""The lo-hi agents by name."""
+
+
+def names() -> list[str]:
+    """The names :func:`make` accepts."""
+    return list(AGENTS)
+
+
+def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> Agent:
+    """A fresh lo-hi agent by name for ``rules`` (a RuleSet or a preset name)."""
+    if name not in AGENTS:
+        raise ValueError(f"unknown lo-hi agent {name!r}; choose from {', '.join(names())}")
+    agent = AGENTS[name](resolve(rules), seed)
+    agent.name = name
+    return agent
