@@ -1,11 +1,20 @@
-"""A MaskablePPO model (sb3-contrib) as an agent; torch and stable-baselines3 load lazily."""
+"""A MaskablePPO model (sb3-contrib) as an agent; torch and stable-baselines3 load when an
+agent is made, not when this module is imported.
+
+A model keeps the rules it was trained under beside it: ``model.zip`` has ``model.rules.yaml``
+(:func:`save_model` writes both). An agent made for other rules is refused, naming the fields
+that differ, unless ``allow_other_rules`` is set; a model without the file is checked by its
+spaces alone.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 from hilo_env.agents.base import Agent
 from hilo_env.equation_hilo import actions as A
@@ -13,10 +22,34 @@ from hilo_env.equation_hilo.observation import observation_size
 from hilo_env.equation_hilo.rules import RuleSet
 
 INSTALL_HINT = "pip install -e '.[train]'  (torch, stable-baselines3, sb3-contrib)"
+RULES_SUFFIX = ".rules.yaml"
+
+
+def rules_path(model_path: str | Path) -> Path:
+    """Where the rules of the model saved at ``model_path`` are kept: ``x.zip`` ->
+    ``x.rules.yaml``."""
+    path = Path(model_path)
+    return path.with_name(path.name.removesuffix(".zip") + RULES_SUFFIX)
+
+
+def save_model(model: Any, path: str | Path, rules: RuleSet) -> Path:
+    """Save an SB3 model at ``path`` and the rules it was trained under beside it."""
+    path = Path(path)
+    model.save(path)
+    rules_path(path).write_text(yaml.safe_dump(rules.to_dict(), sort_keys=False))
+    return path
+
+
+def rule_differences(trained: RuleSet, asked: RuleSet) -> dict[str, tuple[Any, Any]]:
+    """The fields on which two rule sets differ: name -> (trained, asked)."""
+    return {f.name: (getattr(trained, f.name), getattr(asked, f.name))
+            for f in dataclasses.fields(trained)
+            if getattr(trained, f.name) != getattr(asked, f.name)}
 
 
 class PPOAgent(Agent):
-    """Plays a saved MaskablePPO policy; the model loads on the first decision.
+    """Plays a saved MaskablePPO policy; the model loads, and is checked, when the agent is
+    made.
 
     The model must have been trained on this rule set's observation: either the flat vector
     (a ``Box``) or a ``Dict`` with ``observation`` and ``action_mask`` keys. ``deterministic``
@@ -25,20 +58,24 @@ class PPOAgent(Agent):
     """
 
     def __init__(self, rules: RuleSet, path: str | Path, seed: int | None = 0,
-                 deterministic: bool = True) -> None:
+                 deterministic: bool = True, allow_other_rules: bool = False,
+                 load: bool = True) -> None:
         super().__init__(rules, seed)
         self.path = Path(path)
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
+        self.allow_other_rules = allow_other_rules
         self._model: Any = None
         self._dict_obs = False
+        if load:
+            self.load()
 
     @classmethod
     def of_model(cls, rules: RuleSet, model: Any, name: str = "ppo",
                  deterministic: bool = False) -> PPOAgent:
         """An agent playing ``model`` as it is (copy or reload it first to freeze it); its
         actions are sampled from the model's own random state unless ``deterministic``."""
-        agent = cls(rules, name, seed=None, deterministic=deterministic)
+        agent = cls(rules, name, seed=None, deterministic=deterministic, load=False)
         agent.name = name
         agent._model = agent._checked(model)
         return agent
@@ -55,13 +92,31 @@ class PPOAgent(Agent):
                               f"{INSTALL_HINT}") from exc
         if not self.path.is_file():
             raise FileNotFoundError(f"agent {self.name!r}: no model file {str(self.path)!r}")
+        self._check_trained_rules()
         if torch.get_num_threads() > 1:  # one small forward pass at a time: threads only contend
             torch.set_num_threads(1)
-        model = MaskablePPO.load(str(self.path), device="cpu")
+        try:
+            model = MaskablePPO.load(str(self.path), device="cpu")
+        except Exception as exc:  # SB3 raises whatever the zip and torch raise
+            raise ValueError(f"agent {self.name!r}: cannot read the model file "
+                             f"{str(self.path)!r} ({type(exc).__name__}: {exc})"[:500]) from exc
         if self.seed is not None:
             model.set_random_seed(self.seed)
         self._model = self._checked(model)
         return self._model
+
+    def _check_trained_rules(self) -> None:
+        """Refuse rules other than those the model was trained under (when they are known)."""
+        path = rules_path(self.path)
+        if self.allow_other_rules or not path.is_file():
+            return
+        trained = RuleSet.from_yaml(path)
+        differences = rule_differences(trained, self.rules)
+        if differences:
+            fields = ", ".join(f"{name}: trained {a!r}, asked {b!r}"
+                               for name, (a, b) in differences.items())
+            raise ValueError(f"agent {self.name!r} was trained under other rules ({fields}); "
+                             "pass allow_other_rules=True to play it anyway")
 
     def _checked(self, model: Any) -> Any:
         """``model``, once its spaces are found to fit these rules."""
@@ -86,6 +141,8 @@ class PPOAgent(Agent):
         model = self.load()
         obs: Any = np.asarray(observations, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
+        if not masks.any(axis=-1).all():
+            raise ValueError("an action mask allows no action: nobody may act in this state")
         if self._dict_obs:
             obs = {"observation": obs, "action_mask": masks.astype(np.int8)}
         actions, _ = model.predict(obs, action_masks=masks, deterministic=self.deterministic)

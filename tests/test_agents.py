@@ -22,6 +22,7 @@ from hilo_env.agents.equity import (
     Estimator,
     compare,
 )
+from hilo_env.agents.ppo import PPOAgent, rules_path, save_model
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, showdown
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -265,7 +266,7 @@ class _Folder(agents.Agent):
         return A.FOLD if action_mask[A.FOLD] else int(np.flatnonzero(action_mask)[0])
 
 
-def test_ppo_agent_loads_lazily_and_plays_legally(tmp_path):
+def test_ppo_agent_loads_when_made_and_plays_legally(tmp_path):
     pytest.importorskip("sb3_contrib")
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
@@ -287,26 +288,41 @@ def test_ppo_agent_loads_lazily_and_plays_legally(tmp_path):
             return np.ones(num_actions, bool)
 
     path = tmp_path / "model.zip"
-    MaskablePPO("MlpPolicy", Blank(), n_steps=8, batch_size=8, seed=0).save(path)
-    bot = agents.make(f"ppo:{path}", rules, seed=0)
-    assert bot._model is None  # nothing loaded yet
+    model = MaskablePPO("MlpPolicy", Blank(), n_steps=8, batch_size=8, seed=0)
+    model.save(path)  # no rules beside it: checked by its spaces alone
+    bot = agents.make(f"ppo:{path}", rules, seed=0)  # loaded and checked now
     for game in play_hands(rules, [bot, agents.make("caller", rules)], 20):
         assert game.phase >= Phase.HAND_OVER
-    assert bot._model is not None
     with pytest.raises(ValueError, match="shape"):
-        agents.make(f"ppo:{path}", RuleSet.preset("standard", num_players=3)).load()
+        agents.make(f"ppo:{path}", RuleSet.preset("standard", num_players=3))
     # the same observation, but raises only up to 50: 59 actions, not 109
     with pytest.raises(ValueError, match="109 actions, but these rules have 59"):
-        agents.make(f"ppo:{path}", RuleSet.preset("standard", starting_stack=50)).load()
+        agents.make(f"ppo:{path}", RuleSet.preset("standard", starting_stack=50))
+    with pytest.raises(ValueError, match="allows no action"):
+        bot.act(np.zeros(size, np.float32), np.zeros(num_actions, np.int8))
+    # saved with its rules: other rules with the same spaces are refused, naming the fields
+    save_model(model, path, rules)
+    assert rules_path(path).is_file()
+    with pytest.raises(ValueError, match=r"swing: trained True, asked False.*allow_other_rules"):
+        agents.make(f"ppo:{path}", RuleSet.preset("standard", swing=False))
+    PPOAgent(RuleSet.preset("standard", swing=False), path, allow_other_rules=True)
+    with pytest.raises(ValueError, match="hands_per_episode: trained 1, asked 3"):
+        agents.make("ppo", RuleSet.preset("standard", hands_per_episode=3))
+    with pytest.raises(ValueError, match="tiebreak: trained 'key_card', asked 'suit'"):
+        agents.make("ppo", "duel")
+
+
+def test_a_corrupt_model_is_refused_when_made(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    path = tmp_path / "model.zip"
+    path.write_bytes(b"not really a model")
+    with pytest.raises(ValueError, match="cannot read the model file"):
+        agents.make(f"ppo:{path}", "standard")
 
 
 def test_ppo_agent_without_sb3_says_how_to_install(tmp_path, monkeypatch):
     path = tmp_path / "model.zip"
     path.write_bytes(b"not really a model")
-    bot = agents.make(f"ppo:{path}", "standard")  # making it imports nothing
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
-    rules = RuleSet.preset("standard")
-    obs = np.zeros(Encoder(rules).size, dtype=np.float32)
-    mask = np.ones(A.num_actions(rules.max_cap), dtype=np.int8)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[train\]'"):
-        bot.act(obs, mask)
+        agents.make(f"ppo:{path}", "standard")

@@ -24,7 +24,7 @@ import yaml
 
 from hilo_env import agents
 from hilo_env.agents.base import Agent
-from hilo_env.agents.ppo import PPOAgent
+from hilo_env.agents.ppo import PPOAgent, save_model
 from hilo_env.envs.sb3 import make_sb3_vec_env
 from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo.rules import RuleSet
@@ -148,7 +148,7 @@ def train(config: TrainConfig, progress: bool = True,
 
     def evaluate(step: int) -> None:
         path = run_dir / "checkpoints" / "eval_model.zip"
-        model.save(path)
+        save_model(model, path, rules)
         scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed)
         with open(evals_path, "a", newline="") as f:
             writer = csv.writer(f)
@@ -177,11 +177,11 @@ def train(config: TrainConfig, progress: bool = True,
 
             if crossed(config.snapshot_every):
                 path = run_dir / "checkpoints" / f"snapshot_{now}.zip"
-                self.model.save(path)
+                save_model(self.model, path, rules)
                 pool.add_snapshot(path)
                 env.set_opponents(pool.opponents(config.num_envs))
             if crossed(config.checkpoint_every):
-                self.model.save(run_dir / "checkpoints" / f"model_{now}.zip")
+                save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules)
             if crossed(config.eval_every):
                 evaluate(now)
             return True
@@ -193,7 +193,7 @@ def train(config: TrainConfig, progress: bool = True,
     model.learn(total_timesteps=config.total_timesteps, callback=Schedule(),
                 progress_bar=progress)
     final = run_dir / "model.zip"
-    model.save(final)
+    save_model(model, final, rules)
     logger.record("time/train_seconds", time.perf_counter() - start)
     evaluate(model.num_timesteps)
     plot_learning_curve(evals_path, run_dir / "learning_curve.png")
