@@ -15,7 +15,7 @@ import contextlib
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 import numpy as np
@@ -155,10 +155,9 @@ def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", hands: 
     def say(text: str = "") -> None:
         print(text, file=out, flush=True)
 
-    if needs_extra(opponent):  # a model takes seconds to load: say so before the wait
+    if needs_extra(opponent):  # a model loads when made, in seconds: say so before the wait
         say(f"Loading the {opponent} model...")
     bots = {s: make(opponent, rules, seed=seed + 1 + s) for s in range(n) if s != seat}
-    _load_models(bots.values())
     game = Game(rules, np.random.default_rng(seed))
     seats = _Seats(game, bots)
 
@@ -206,15 +205,6 @@ def _wrap(text: str) -> str:
     """``text`` wrapped to ``WIDTH`` columns, never between an action and its argument."""
     glued = _ACTION_ARGUMENT.sub(lambda m: m[0].replace(" ", "\0"), text)
     return textwrap.fill(glued, WIDTH).replace("\0", " ")
-
-
-def _load_models(bots: Iterable[Agent]) -> None:
-    """Load every model agent now, so the wait comes before the first prompt, not mid-hand."""
-    from hilo_env.agents.ppo import PPOAgent  # torch stays unimported without a model agent
-
-    for bot in bots:
-        if isinstance(bot, PPOAgent):
-            bot.load()
 
 
 def drain_pending_input(stream: TextIO) -> None:
@@ -295,7 +285,8 @@ def demo(names: Sequence[str] | None = None, rules: RuleSet | str = "standard",
     def say(text: str = "") -> None:
         print(text, file=out)
 
-    say(f"Equation Hi-Lo: {' vs '.join(labels)}, {hands} hands, seed {seed}.")
+    say(f"Equation Hi-Lo: {' vs '.join(labels)}, {hands} hand{'s' if hands > 1 else ''}, "
+        f"seed {seed}.")
     if not chosen and n > len(DEMO_AGENTS):
         say(_wrap(f"These rules seat {n} players, so the demo's agents "
                   f"({' and '.join(DEMO_AGENTS)}) take the seats in turn."))

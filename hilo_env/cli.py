@@ -3,8 +3,8 @@
 ``hilo solve 4 7 9 8 --ops "/+-" --roots 1 [--json] [--rules classic|PATH] [--integer]``
     The best Low and High equations of a hand.
 ``hilo demo [--hands 3] [--seed 0] [--rules R]``
-    Two baseline agents (heuristic vs caller) play a few hands, narrated; then the rulebook's
-    two example hands, solved.
+    Baseline agents (heuristic and caller, in turn, one per seat the rules have) play a few
+    hands, narrated; then the rulebook's two example hands, solved.
 ``hilo tournament random caller heuristic [--hands 20000] [--rules R] [--seed 0] [--plot F]``
     A round robin with duplicate deals: chips per hand with 95% CIs (``training.evaluate``).
 ``hilo play [--opponent heuristic] [--rules R] [--hands 3] [--seed 0] [--seat 0]``
@@ -12,7 +12,13 @@
 ``hilo train configs/train/selfplay.yaml [--total-timesteps N] [--output-dir D] [--name N]``
     Self-play MaskablePPO training (``training.selfplay``); the config is checked first.
 
-Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2.
+``hilo --version``
+    The installed version of hilo_env.
+
+Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2, before any
+work starts: a command checks its arguments, its rules and the extras it needs (``train``:
+torch, stable-baselines3, sb3-contrib, matplotlib) first, and names the extra with the
+install line that fits how hilo_env was installed.
 Each subcommand is a ``_cmd_*`` function registered in ``build_parser``; add new ones there.
 """
 
@@ -20,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import sys
@@ -28,12 +36,17 @@ from typing import NoReturn
 
 import yaml
 
+from hilo_env.agents.play import SHORTCUTS_HELP
+from hilo_env.agents.registry import names as agent_names
+from hilo_env.agents.registry import needs_extra
 from hilo_env.equation_hilo import solver
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
 EXIT_INTERRUPTED = 130
+MAX_MESSAGE = 500
+"""Characters of an error message printed (a longer one is cut: ``...``)."""
 HILO = "hilo"
 """The name of Equation Hi-Lo for ``--game``: the default, served by this module."""
 GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi"}
@@ -41,6 +54,11 @@ GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi"}
 ``tournament(args)`` and ``play(args)`` run ``hilo tournament`` and ``hilo play`` for it and
 return the exit status."""
 _OPS_FLAGS = ("--ops", "-o")
+DISTRIBUTION = "hilo_env"
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
+}
+"""The modules each pip extra of hilo_env brings, by the name they import as."""
 
 
 class _UsageError(Exception):
@@ -55,15 +73,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+    """The argument parser with every subcommand; each option's help shows its default."""
+    agent_list = ", ".join(agent_names())
     parser = _Parser(prog="hilo", description="Equation Hi-Lo: solver and game.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     deals = argparse.ArgumentParser(add_help=False)  # the options of every command that deals
-    deals.add_argument("--rules", default="standard", help="a rules preset or a YAML path")
-    deals.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    deals.add_argument("--rules", default="standard",
+                       help="a rules preset (standard, classic, duel) or a YAML path "
+                            "(default: %(default)s)")
+    deals.add_argument("--seed", type=int, default=0,
+                       help="seed of the deals (default: %(default)s)")
     games = argparse.ArgumentParser(add_help=False)  # the options of every command per game
     games.add_argument("--game", choices=[HILO, *GAME_COMMANDS], default=HILO,
-                       help=f"which game (default {HILO}: Equation Hi-Lo)")
+                       help=f"which game (default: {HILO}, Equation Hi-Lo)")
     games.add_argument("--players", type=int, default=None,
                        help="players at the table (default: the rules' own)")
 
@@ -73,8 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("numbers", nargs="+", type=int, metavar="N",
                    help="the four number cards' values, 0..10")
     p.add_argument("--ops", "-o", default="+-/",
-                   help="the three operators, from + - * / (or − × ÷, x for ×); default '+-/'")
-    p.add_argument("--roots", "-r", type=int, default=0, help="how many √ the hand holds, 0..3")
+                   help="the three operators, from + - * / (or − × ÷, x for ×) "
+                        "(default: %(default)s)")
+    p.add_argument("--roots", "-r", type=int, default=0,
+                   help="how many √ the hand holds, 0..3 (default: %(default)s)")
     p.add_argument("--rules", default=None,
                    help="a rules preset (standard, classic, duel) or a YAML path: applies its "
                         "integer_results")
@@ -83,22 +108,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_cmd_solve)
 
-    p = sub.add_parser("demo", parents=[deals], help="watch two agents play a few hands",
-                       description="The heuristic agent plays the caller for a few seeded "
-                                   "hands, narrated; then the rulebook's example hands, solved.")
-    p.add_argument("--hands", type=int, default=3, help="hands to play (default 3)")
+    p = sub.add_parser("demo", parents=[deals], help="watch baseline agents play a few hands",
+                       description="The heuristic and caller agents play a few seeded hands, "
+                                   "narrated (with more players the two take the seats in "
+                                   "turn); then the rulebook's example hands, solved.")
+    p.add_argument("--hands", type=int, default=3, help="hands to play (default: %(default)s)")
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("tournament", parents=[deals, games],
                        help="duplicate round robin between agents",
                        description="Every pair (every table) of the named agents plays the same "
                                    "duplicate deals with seats rotated; prints each agent's "
-                                   "chips per hand with a 95%% confidence interval.")
-    p.add_argument("agents", nargs="+", metavar="AGENT",
-                   help="agent names: random, caller, heuristic, ppo:PATH")
+                                   "chips per hand with a 95% confidence interval.")
+    p.add_argument("agents", nargs="+", metavar="AGENT", help=f"agent names: {agent_list}")
     p.add_argument("--hands", type=int, default=20_000,
-                   help="hands per table, rounded up to whole duplicate deals (default 20000)")
-    p.add_argument("--plot", metavar="FILE", default=None, help="save a bar chart (PNG, SVG...)")
+                   help="hands per table, rounded up to whole duplicate deals "
+                        "(default: %(default)s)")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="save a bar chart (PNG, SVG...; needs the train extra's matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_tournament)
 
@@ -106,16 +133,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="play against an agent in the terminal",
                        description="Play a match against a registered agent: type actions "
                                    "such as 'call', 'raise 5', 'low'; 'help' lists the legal "
-                                   "ones; 'quit' or Ctrl-D leaves.")
+                                   "ones; 'quit' or Ctrl-D leaves. " + SHORTCUTS_HELP)
     p.add_argument("--opponent", default="heuristic",
-                   help="agent name: random, caller, heuristic, ppo:PATH (default heuristic)")
-    p.add_argument("--hands", type=int, default=3, help="hands in the match (default 3)")
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0 acts first (default 0)")
+                   help=f"agent name: {agent_list} (default: %(default)s)")
+    p.add_argument("--hands", type=int, default=3,
+                   help="hands in the match (default: %(default)s)")
+    p.add_argument("--seat", type=int, default=0,
+                   help="your seat, 0 acts first (default: %(default)s)")
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config",
                        description="Train a MaskablePPO agent as a config says (fields: "
                                    "training/config.py); needs the train extra.")
+    p.epilog = f"Install the train extra with: {install_line('train')}"
     p.add_argument("config", help="a training config, such as configs/train/selfplay.yaml")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--output-dir", help="override output_dir")
@@ -140,8 +170,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PIPE
     except (_UsageError, ValueError, OSError, yaml.YAMLError) as exc:
         message = " ".join(str(exc).split())
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE - 3] + "..."
         print(f"hilo: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def version() -> str:
+    """The installed version of hilo_env (``unknown`` when run from a bare source tree)."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def install_line(extra: str) -> str:
+    """The pip command that adds ``extra``, fitting how hilo_env was installed: an editable
+    checkout (``pip install -e``) gets ``pip install -e '<checkout>[extra]'``, anything else
+    ``pip install 'hilo_env[extra]'``."""
+    try:
+        direct = importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+    except importlib.metadata.PackageNotFoundError:
+        direct = None
+    info = json.loads(direct) if direct else {}
+    if info.get("dir_info", {}).get("editable") and info.get("url", "").startswith("file://"):
+        checkout = info["url"][len("file://"):]
+        where = "." if os.path.abspath(checkout) == os.getcwd() else checkout
+        return f"pip install -e '{where}[{extra}]'"
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
+def require_extra(extra: str, purpose: str, modules: Sequence[str] | None = None) -> None:
+    """Raise a usage error naming ``extra`` and its install line unless its modules (or the
+    ones of them ``purpose`` needs) can be imported; looks them up without importing them
+    (fast), so a command calls it before any work."""
+    missing = [m for m in modules or EXTRA_MODULES[extra] if not _importable(m)]
+    if missing:
+        raise _UsageError(f"{purpose} needs the '{extra}' extra ({', '.join(missing)} missing): "
+                          f"{install_line(extra)}")
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken install, or a module set to None
+        return False
 
 
 def _join_ops(argv: list[str]) -> list[str]:
@@ -207,7 +280,7 @@ _RULEBOOK_EXAMPLES = (
 def _cmd_demo(args: argparse.Namespace) -> int:
     from hilo_env.agents.play import demo
 
-    demo(("heuristic", "caller"), args.rules, hands=args.hands, seed=args.seed)
+    demo(None, args.rules, hands=args.hands, seed=args.seed)
     print()
     print("The solver on the rulebook's two examples (try: hilo solve 4 7 9 8 --ops /+- "
           "--roots 1):")
@@ -241,10 +314,17 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     status = _other_game(args, "tournament")
     if status is not None:
         return status
+    from hilo_env.agents import check
     from hilo_env.training.evaluate import tournament
 
     if args.hands < 1:
         raise _UsageError(f"--hands must be at least 1, not {args.hands}")
+    for name in args.agents:
+        check(name)
+        if needs_extra(name):
+            require_extra(needs_extra(name), f"agent {name!r}")
+    if args.plot:
+        require_extra("train", "--plot", ["matplotlib"])
     try:
         result = tournament(args.agents, _rules(args), hands=args.hands, seed=args.seed,
                             progress=False if args.no_progress else None)
@@ -267,6 +347,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from hilo_env.agents.play import play
 
     check(args.opponent)
+    if needs_extra(args.opponent):
+        require_extra(needs_extra(args.opponent), f"agent {args.opponent!r}")
     try:
         play(args.opponent, _rules(args), hands=args.hands, seed=args.seed, seat=args.seat)
     except ImportError as exc:
@@ -283,11 +365,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
                                    ("output_dir", args.output_dir), ("name", args.name))
                  if v is not None}
     config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
+    require_extra("train", "hilo train")
     try:
         from hilo_env.training.selfplay import train
-    except ImportError as exc:
-        raise _UsageError(f"training needs the train extra (pip install -e '.[train]'): "
-                          f"{exc}") from None
+    except ImportError as exc:  # a module of the extra found but broken
+        raise _UsageError(f"hilo train cannot import {exc.name or exc}: "
+                          f"{install_line('train')}") from None
+
     print(f"training {config.name}: {config.total_timesteps:,} decisions, outputs in "
           f"{config.run_dir}/ (tensorboard --logdir {config.run_dir}/tb)")
     try:

@@ -137,3 +137,80 @@ def test_play_subprocess_with_piped_stdin():
     assert done.returncode == 0, done.stderr
     assert "is not an action" in done.stdout and "Bye." in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_play_intro_legend_and_width(capsys, monkeypatch):
+    _, out, _ = run(capsys, monkeypatch, ["play", "--opponent", "caller", "--hands", "1"],
+                    "quit\n")
+    intro = out.split("──")[0]
+    assert "G gold, S silver, B bronze, K black" in " ".join(intro.split())
+    assert "D marks the dealer button, > the player to act" in " ".join(intro.split())
+    assert all(len(line) <= 80 for line in intro.splitlines())
+    assert "discard +" in intro  # never wrapped between an action and its argument
+
+
+def test_help_lists_the_shortcuts():
+    out = io.StringIO()
+    answers = iter(["help", "quit"])
+    play("caller", hands=1, read_line=lambda prompt: next(answers), out=out)
+    text = " ".join(out.getvalue().split())
+    assert "Legal now: fold, check, raise 2..100" in text
+    assert "a bare number N is 'raise N'" in text and "'all-in'" in text
+    assert "N is your total wager this hand" in text
+
+
+def test_refused_raise_says_what_n_is():
+    legal = [A.FOLD, A.CHECK, *range(A.raise_to(2), A.raise_to(100) + 1)]
+    with pytest.raises(ValueError) as info:
+        parse_command("raise 1", legal)
+    assert "N in 'raise N' is your total wager this hand, 2..100 now" in str(info.value)
+    with pytest.raises(ValueError, match=r"total wager this hand, 2\.\.100"):
+        parse_command("500", legal)
+    with pytest.raises(ValueError, match="no raise is allowed now"):
+        parse_command("raise 5", [A.FOLD, A.CALL])
+    with pytest.raises(ValueError) as info:
+        parse_command("check", [A.FOLD, A.CALL])
+    assert "total wager" not in str(info.value)
+
+
+def test_ppo_opponent_says_it_loads_before_the_wait(monkeypatch):
+    from hilo_env.agents import play as play_module
+
+    events = []
+    real_make = play_module.make
+
+    def make(name, rules, seed):
+        events.append("made")
+        return real_make("caller", rules, seed)
+
+    monkeypatch.setattr(play_module, "make", make)
+    out = io.StringIO()
+    monkeypatch.setattr(out, "write", lambda text: events.append(text) or len(text))
+    play("ppo", hands=1, read_line=lambda prompt: "quit", out=out)
+    assert events.index("Loading the ppo model...") < events.index("made")
+
+
+def test_terminal_reader_drops_keys_typed_meanwhile(monkeypatch):
+    import termios
+
+    from hilo_env.agents.play import terminal_reader
+
+    calls = []
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+        def fileno(self):
+            return 7
+
+    monkeypatch.setattr(termios, "tcflush", lambda fd, queue: calls.append((fd, queue)))
+    monkeypatch.setattr("builtins.input", lambda prompt: calls.append(prompt) or "call")
+    assert terminal_reader(Tty())("your action> ") == "call"
+    assert calls == [(7, termios.TCIFLUSH), "your action> "]  # flushed before the prompt
+
+    def fails(fd, queue):
+        raise termios.error(25, "not a tty")
+
+    monkeypatch.setattr(termios, "tcflush", fails)
+    assert terminal_reader(Tty())("> ") == "call"  # a failed flush is harmless

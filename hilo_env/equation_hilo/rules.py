@@ -151,10 +151,18 @@ def resolve(rules: str | Path | RuleSet | None = None, **overrides: Any) -> Rule
     text = str(rules)
     if text in PRESETS:
         return RuleSet.preset(text, **overrides)
-    if text.endswith((".yaml", ".yml")) or Path(text).is_file():
+    if text.endswith((".yaml", ".yml")) or _is_file(text):
         return RuleSet.from_yaml(text, **overrides)
     raise ValueError(f"unknown rules {short_repr(rules)}: give a preset {sorted(PRESETS)}, a "
                      "RuleSet or a path to a YAML file")
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names a file; False for a name the system refuses (too long...)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def short_repr(value: Any) -> str:
