@@ -9,11 +9,20 @@ import pickle
 
 import numpy as np
 import pytest
+from pettingzoo.test.render_test import render_test
 
 import hilo_env
 from hilo_env.agents import sample_legal
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import replay
+from hilo_env.equation_hilo.picture import (
+    CARD_BACK,
+    HEADER,
+    MULTIPLY_COLOUR,
+    ROOT_COLOUR,
+    ROW,
+    SUIT_COLOURS,
+)
 from hilo_env.vector import HiLoVectorEnv, VectorGame
 from tests.test_engine import HIGH20, LOW1, deal
 
@@ -220,3 +229,15 @@ def test_a_vector_game_too_big_is_refused_at_once() -> None:
         VectorGame("standard", 10**9)
     with pytest.raises(ValueError, match="reset options"):
         HiLoVectorEnv("standard", num_envs=2).reset(options={"deck": [1]})
+
+
+def test_rgb_array_render_is_a_spectators_picture() -> None:
+    env = hilo_env.raw_env(render_mode="rgb_array", num_players=3)
+    env.reset(seed=0, options={"deck": ["10S", "1S", "5S", "9G", "r", "2B", "x", "7K"]})
+    image = env.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert image.shape[0] == HEADER + 3 * ROW
+    assert (image == CARD_BACK).all(-1).any()  # hidden cards face down mid-hand
+    assert (image == ROOT_COLOUR).all(-1).any() and (image == MULTIPLY_COLOUR).all(-1).any()
+    assert (image == SUIT_COLOURS[0]).all(-1).any()  # a Gold card face up
+    render_test(lambda render_mode=None: hilo_env.env(render_mode=render_mode))

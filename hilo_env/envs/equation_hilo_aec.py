@@ -10,7 +10,8 @@
 |                   | the chips the house took                                                 |
 | episode           | one hand, or ``hands_per_episode`` hands with the button moving; a       |
 |                   | player who runs out of chips is terminated                               |
-| render modes      | ``ansi`` (returns text), ``human`` (prints it)                           |
+| render modes      | ``ansi`` (text, as the player to act sees it), ``human`` (printed, as a  |
+|                   | spectator sees it), ``rgb_array`` (a spectator's picture, uint8 H×W×3)   |
 
 ``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (any
 sequence or array of card ids or text forms, top first); other option keys are ignored with a
@@ -38,6 +39,7 @@ from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
+from hilo_env.equation_hilo.picture import picture
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 
@@ -81,7 +83,8 @@ def reset_deck(options: Any) -> list[int] | None:
 class raw_env(AECEnv):
     """The unwrapped AEC environment over :class:`equation_hilo.engine.Game`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "hilo_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
+                                          "name": "hilo_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
@@ -218,7 +221,8 @@ class raw_env(AECEnv):
 
     def render(self) -> str | None:
         """``ansi``: the table as the player to act sees it (its hidden card shown), returned;
-        ``human``: printed as a spectator sees it (hidden cards only at the showdown)."""
+        ``human``: printed as a spectator sees it (hidden cards only at the showdown);
+        ``rgb_array``: a spectator's picture of the table (:mod:`equation_hilo.picture`)."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any "
                                   "render mode: pass render_mode='ansi' or 'human' to the env.")
@@ -226,6 +230,8 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             print(render_text(self.game, viewer=None) + "\n")
             return None
+        if self.render_mode == "rgb_array":
+            return picture(self.game, viewer=None)
         return render_text(self.game, self.game.current_player)
 
     def close(self) -> None:
