@@ -43,8 +43,6 @@ from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.rules import RuleSet
 
 NUM_OPERATOR_KINDS = solver.NUM_OPERATOR_KINDS
-OPERATOR_SLOT = {op: i for i, op in enumerate(solver.OPERATORS)}
-"""Where each operator's count sits in a seat's ``operators`` slice: ``+ - * /``."""
 DISTANCE_SCALE = 20.0
 SOLVER_FEATURES = 5
 MAX_ROOTS_SCALE = float(solver.MAX_ROOTS)
