@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     deals.add_argument("--rules", default="standard",
                        help="a rules preset (standard, classic, duel) or a YAML path "
                             "(default: %(default)s)")
-    deals.add_argument("--seed", type=int, default=0,
+    deals.add_argument("--seed", type=seed_value, default=0,
                        help="seed of the deals (default: %(default)s)")
     games = argparse.ArgumentParser(add_help=False)  # the options of every command per game
     games.add_argument("--game", choices=[HILO, *GAME_COMMANDS], default=HILO,
@@ -210,6 +210,28 @@ def require_extra(extra: str, purpose: str, modules: Sequence[str] | None = None
                           f"{install_line(extra)}")
 
 
+def seed_value(text: str) -> int:
+    """``--seed``: an integer >= 0, as NumPy's generators take (argparse names the option)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, not {text!r}")
+    return seed
+
+
+def _check_plot_format(path: str) -> None:
+    """Refuse a ``--plot`` file type matplotlib cannot write before the tournament plays."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise _UsageError(f"--plot cannot write a .{suffix} file; use one of "
+                          f"{', '.join(sorted(formats))}")
+
+
 def _importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -325,6 +347,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             require_extra(needs_extra(name), f"agent {name!r}")
     if args.plot:
         require_extra("train", "--plot", ["matplotlib"])
+        _check_plot_format(args.plot)
     try:
         result = tournament(args.agents, _rules(args), hands=args.hands, seed=args.seed,
                             progress=False if args.no_progress else None)

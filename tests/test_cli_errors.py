@@ -131,7 +131,8 @@ BAD_ARGV = [
     ["solve", "1", "2", "3", "4", "--bogus"],
     # demo
     ["demo", "--hands", "0"], ["demo", "--hands", "-3"], ["demo", "--hands", "x"],
-    ["demo", "--seed", "x"], ["demo", "--rules", "nonsense"], ["demo", "--rules", "no.yaml"],
+    ["demo", "--seed", "x"], ["demo", "--seed", "-1"], ["demo", "--rules", "nonsense"],
+    ["demo", "--rules", "no.yaml"],
     ["demo", "--rules", "x" * 5000],
     # tournament
     ["tournament"], ["tournament", "random", "wizard"], ["tournament", "random", "5"],
@@ -142,6 +143,9 @@ BAD_ARGV = [
     ["tournament", "random", "caller", "--players", "9", "--hands", "2"],
     ["tournament", "random", "caller", "--players", "x"],
     ["tournament", "random", "caller", "--game", "chess"],
+    ["tournament", "random", "caller", "--seed", "-5", "--hands", "2"],
+    ["tournament", "random", "caller", "--hands", "2", "--plot", "chart.xyz"],
+    ["tournament", "random", "random", "--hands", "2"], ["tournament", "random", "--hands", "2"],
     ["tournament", "random", "caller", "--rules", "duel", "--players", "3", "--hands", "2"],
     # play
     ["play", "--opponent", "nobody"], ["play", "--opponent", ""], ["play", "--seat", "5"],
@@ -194,6 +198,14 @@ def test_bad_training_config_names_file_and_field(capsys: pytest.CaptureFixture[
     assert path in line and fragment in line, line
     with pytest.raises(ValueError):
         TrainConfig.from_yaml(path)
+
+
+def test_train_config_with_a_bad_rules_file(capsys: pytest.CaptureFixture[str],
+                                             write: Callable[[str, str], str]) -> None:
+    rules = write("nobet", BAD_RULE_FILES["deal_no_bet"][0])
+    config = write("config", GOOD_CONFIG + f"rules: {rules}\n")
+    line = assert_usage_error(*run(capsys, ["train", config]))
+    assert config in line and "'rules'" in line and rules in line and "'deal'" in line
 
 
 @pytest.mark.parametrize("override", [
