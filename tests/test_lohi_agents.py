@@ -1,0 +1,150 @@
+"""lo-hi agents, the tournament, terminal play and the ``hilo`` command with ``--game lohi``."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from hilo_env import cli
+from hilo_env.agents import RandomAgent
+from hilo_env.agents import lohi as lohi_agents
+from hilo_env.agents.play_lohi import parse_command, play
+from hilo_env.lohi import actions as A
+from hilo_env.lohi.observation import Encoder, action_mask
+from hilo_env.lohi.rules import RuleSet
+from hilo_env.training.evaluate_lohi import tournament
+from tests.lohi_helpers import play as deal_and_play
+
+P1 = ["2H", "4H", "5S", "QH", "AD"]
+
+
+def decide(hands: list, face_up: str, moves: list[str]) -> str:
+    """The heuristic's action text for the player to act after ``moves``."""
+    game = deal_and_play(hands, face_up, moves)
+    bot = lohi_agents.make("heuristic", game.rules)
+    seat = game.current_player
+    return A.TEXTS[bot.act(Encoder(game.rules).encode(game, seat), action_mask(game))]
+
+
+@pytest.mark.parametrize("hands, face_up, moves, expected", [
+    ([["6S", "7H", "8C", "9D", "KD"], P1], "4D", [], "play 6 7 8 9"),  # the longest run
+    ([["6S", "6H", "6C", "9D", "KD"], P1], "4D", [], "play 6 6 6"),  # the largest set
+    ([["2S", "8H", "3C", "9D", "KD"], P1], "4D", [], "play 2"),  # one card: farthest from 8
+    ([["3S", "7S", "9S", "9H", "KS"], ["2D", "3H", "4C", "5D", "6D"]], "6C",
+     ["play K"], "play 6 5 4 3 2"),  # goes out
+    ([["3S", "7S", "9S", "9H", "KS"], ["QD", "KH", "JC", "AS", "AC"]], "4C",
+     ["play 3"], "play J Q K A"),  # a run of four beats a pair of Aces
+    ([["3S", "7S", "9S", "9H", "KS"], ["2D", "3H", "4C", "5D", "6D"]], "8C",
+     ["play 9"], "play 6 5 4 3 2"),  # goes out on a run down from 6 under LOWER
+])
+def test_heuristic_plays(hands: list, face_up: str, moves: list, expected: str) -> None:
+    assert decide(hands, face_up, moves) == expected
+
+
+def test_heuristic_picks_up_only_when_nothing_is_legal() -> None:
+    assert decide([["3S", "7S", "9S", "9H", "KS"], ["2D", "3H", "4C", "5D", "6D"]], "6C",
+                  ["play 3"]) == "play 3 4 5 6"  # HIGHER than 3: the longest run up
+    assert decide([["3S", "7S", "9S", "9H", "KS"], ["2D", "3H", "4C", "5D", "6D"]], "2C",
+                  ["play 9 9", "higher"]) == "pick up"
+
+
+def test_heuristic_choice_and_call() -> None:
+    """After a double it names the direction fewer unseen cards answer; after a triple the
+    rank with the fewest unseen cards."""
+    assert decide([["9S", "9H", "AS", "AH", "AC"], P1], "6D", ["play 9 9"]) == "higher"
+    assert decide([["2S", "2H", "3S", "3H", "3C"], ["4H", "5S", "QH", "AD", "7D"]], "2D",
+                  ["play 2 2"]) == "call 3"
+
+
+def test_names_and_make() -> None:
+    assert lohi_agents.names() == ["random", "heuristic"]
+    assert isinstance(lohi_agents.make("random", "single_round", seed=3), RandomAgent)
+    with pytest.raises(ValueError, match="choose from random, heuristic"):
+        lohi_agents.make("caller")
+
+
+def test_act_batch_returns_legal_actions() -> None:
+    game = deal_and_play([["6S", "7H", "8C", "9D", "KD"], P1], "4D", [])
+    obs = Encoder(game.rules).encode(game, 0)
+    mask = action_mask(game)
+    for name in lohi_agents.names():
+        actions = lohi_agents.make(name, game.rules).act_batch(np.stack([obs] * 3),
+                                                               np.stack([mask] * 3))
+        assert actions.shape == (3,) and mask[actions].all()
+
+
+def test_tournament_heuristic_beats_random() -> None:
+    result = tournament(["heuristic", "random"], "single_round", games=200, seed=1)
+    heuristic, rnd = result.scores
+    assert result.games == 200 and heuristic.name == "heuristic"
+    assert heuristic.score - heuristic.score_ci > 0 > rnd.score + rnd.score_ci
+    assert heuristic.score == pytest.approx(-rnd.score)
+    assert "heuristic" in result.table()
+
+
+def test_tournament_fills_and_checks_seats() -> None:
+    result = tournament(["heuristic", "random"], RuleSet(num_players=3, final_cards=5),
+                        games=6)
+    assert result.seats == ("heuristic", "random", "heuristic") and result.deals == 2
+    assert sum(s.score * result.seats.count(s.name) for s in result.scores) == \
+        pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(ValueError, match="3 agents for 2 seats"):
+        tournament(["random"] * 3, "standard", games=2)
+
+
+def test_parse_command() -> None:
+    legal = [A.PICK_UP, A.string_to_action("play 7"), A.string_to_action("play 8 9 10")]
+    assert parse_command("p", legal) == A.PICK_UP
+    assert parse_command("  play  8 9 10 ", legal) == A.string_to_action("play 8 9 10")
+    assert parse_command("7", legal) == A.string_to_action("play 7")
+    with pytest.raises(ValueError, match=r"not legal now\. Legal now: pick up, play 7"):
+        parse_command("play 2", legal)
+    with pytest.raises(ValueError, match="is not an action"):
+        parse_command("fold", legal)
+
+
+def test_scripted_play_session() -> None:
+    lines = iter(["help", "fold", "p", "quit"])
+    out = io.StringIO()
+
+    def read(prompt: str) -> str:
+        return next(lines)
+
+    total = play("heuristic", "single_round", games=1, seed=0, read_line=read, out=out)
+    text = out.getvalue()
+    assert "Legal now: pick up" in text and "'fold' is not an action" in text
+    assert text.rstrip().endswith("Bye.") and total == 0.0
+
+
+def test_play_until_the_end_of_input() -> None:
+    out = io.StringIO()
+
+    def read(prompt: str) -> str:
+        raise EOFError
+
+    assert play("random", "single_round", games=2, read_line=read, out=out) == 0.0
+    assert "Bye." in out.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tournament", "--game", "lohi", "heuristic", "caller", "--hands", "4"],
+     "unknown lo-hi agent 'caller'"),
+    (["tournament", "--game", "lohi", "random", "--hands", "0"], "--hands"),
+    (["tournament", "--game", "lohi", "random", "--rules", "classic"], "unknown lo-hi rules"),
+    (["tournament", "--game", "lohi", "random", "--players", "6"], "num_players"),
+    (["play", "--game", "lohi", "--seat", "2"], "--seat must be 0..1"),
+    (["play", "--game", "lohi", "--opponent", "ppo"], "unknown lo-hi agent"),
+])
+def test_cli_bad_input(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(argv) == cli.EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hilo: error: ") and message in err and "\n" not in err
+
+
+def test_cli_tournament(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["tournament", "--game", "lohi", "heuristic", "random", "--hands", "20",
+                     "--rules", "single_round", "--no-progress"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "lo-hi, 2 players (heuristic, random), 20 games" in out
