@@ -128,7 +128,7 @@ def test_reset_options_are_checked() -> None:
     env = hilo_env.raw_env()
     with pytest.raises(TypeError, match="must be a dict"):
         env.reset(options=["deck"])
-    with pytest.warns(UserWarning, match=r"unknown option\(s\) \['dek'\]; known: \['deck'\]"):
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['dek'\]; known: \['deck'\]"):
         env.reset(seed=0, options={"dek": [1, 2]})
 
 

@@ -14,8 +14,8 @@
 |                   | spectator sees it), ``rgb_array`` (a spectator's picture, uint8 H×W×3)   |
 
 ``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (any
-sequence or array of card ids or text forms, top first); other option keys are ignored with a
-warning naming the known ones. A reset that raises changes nothing. The raw env takes Python
+sequence or array of card ids or text forms, top first); other option keys are refused, naming
+the known ones. A reset that raises changes nothing. The raw env takes Python
 and NumPy integers as actions (a ``TypeError`` otherwise) and raises ``ValueError`` on an
 action outside the space or an illegal one;
 :func:`env` adds PettingZoo's classic wrappers, under which an illegal action ends the episode
@@ -26,7 +26,6 @@ Versions: v0, first release.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -35,6 +34,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hilo_env.envs.pettingzoo_wrappers import wrap
+from hilo_env.envs.reset_options import reset_options
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -59,15 +59,7 @@ RESET_OPTIONS = ("deck",)
 def reset_deck(options: Any) -> list[int] | None:
     """The stacked deck that ``reset`` options ask for (card ids, top first), or None; a
     ValueError or TypeError names what is wrong with them."""
-    if options is None:
-        return None
-    if not isinstance(options, Mapping):
-        raise TypeError(f"reset options must be a dict, not {type(options).__name__}")
-    unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
-    if unknown:  # a warning, not an error: PettingZoo's api_test resets with {"options": 1}
-        gymnasium.logger.warn(f"reset ignores the unknown option(s) {unknown}; known: "
-                              f"{list(RESET_OPTIONS)}")
-    deck = options.get("deck")
+    deck = reset_options(options, RESET_OPTIONS).get("deck")
     if deck is None:
         return None
     if isinstance(deck, str | bytes):
