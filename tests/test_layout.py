@@ -19,6 +19,9 @@ PACKAGE_DIRS = {"hilo_env": ROOT / "hilo_env", "hilo_env.agents": ROOT / "agents
 RL_LIBRARIES = ("gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib", "torch", "ray",
                 "pyspiel", "jax")
 ABOVE_THE_GAME = ("hilo_env.agents", "hilo_env.envs", "hilo_env.training", "hilo_env.cli")
+GAMES = tuple(sorted(d.name for d in (ROOT / "hilo_env").iterdir()
+                     if (d / "engine.py").is_file()))
+"""The game folders: each holds a game's engine."""
 ABOVE_THE_AGENTS = ("hilo_env.envs", "hilo_env.training", "hilo_env.cli")
 
 
@@ -45,6 +48,7 @@ def imports(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def test_every_module_is_found() -> None:
+    assert {"equation_hilo", "lohi"} <= set(GAMES)
     found = modules()
     for name in ("hilo_env.equation_hilo.engine", "hilo_env.agents.baselines",
                  "hilo_env.training.selfplay", "hilo_env.envs.vector_env", "hilo_env.cli"):
@@ -55,9 +59,12 @@ def test_every_module_is_found() -> None:
 def test_imports_flow_one_way(name: str) -> None:
     for module, names in imports(modules()[name]):
         imported = [module, *(f"{module}.{n}" for n in names)]
-        if name.startswith("hilo_env.equation_hilo"):
+        game = next((g for g in GAMES if f"{name}.".startswith(f"hilo_env.{g}.")), None)
+        if game is not None:  # a game folder: no RL library, nothing above it, no other game
+            others = tuple(f"hilo_env.{g}" for g in GAMES if g != game)
             assert not module.startswith(RL_LIBRARIES), (name, module)
-            assert not any(i.startswith(ABOVE_THE_GAME) for i in imported), (name, module)
+            assert not any(i.startswith(ABOVE_THE_GAME + others) for i in imported), (name,
+                                                                                    module)
         if name.startswith("hilo_env.agents"):
             assert not any(i.startswith(ABOVE_THE_AGENTS) for i in imported), (name, module)
         if name != "hilo_env.cli":

@@ -416,16 +416,3 @@ def test_recorded_shuffle_without_a_follower_is_used_up() -> None:
     hook = RecordedShuffle([])
     with pytest.raises(ValueError, match="used up"):
         hook([1, 2])
-
-
-def test_the_game_folder_imports_no_rl_library_and_nothing_above_it() -> None:
-    from tests.test_layout import ABOVE_THE_GAME, RL_LIBRARIES, imports, modules
-
-    lohi = {name: path for name, path in modules().items() if name.startswith("hilo_env.lohi.")
-            or name == "hilo_env.lohi"}
-    assert "hilo_env.lohi.engine" in lohi
-    for name, path in lohi.items():
-        for module, names in imports(path):
-            imported = [module, *(f"{module}.{n}" for n in names)]
-            assert not module.startswith(RL_LIBRARIES), (name, module)
-            assert not any(i.startswith(ABOVE_THE_GAME) for i in imported), (name, module)
