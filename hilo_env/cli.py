@@ -49,7 +49,7 @@ MAX_MESSAGE = 500
 """Characters of an error message printed (a longer one is cut: ``...``)."""
 HILO = "hilo"
 """The name of Equation Hi-Lo for ``--game``: the default, served by this module."""
-GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi"}
+GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi", "himilo": "hilo_env.cli_himilo"}
 """The other games of ``--game``: name -> the module (on the top floor, beside this one) whose
 ``tournament(args)`` and ``play(args)`` run ``hilo tournament`` and ``hilo play`` for it and
 return the exit status."""
