@@ -17,7 +17,8 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     nbclient = pytest.importorskip("nbclient")
     if "train" in path.stem:
         pytest.importorskip("sb3_contrib")
-    monkeypatch.setenv("HILO_NOTEBOOK_STEPS", "2048")
+    # one rollout of the training notebook (64 games x 64 decisions): it runs, it learns nothing
+    monkeypatch.setenv("HILO_NOTEBOOK_STEPS", "4096")
     monkeypatch.setenv("HILO_NOTEBOOK_HANDS", "100")
     monkeypatch.setenv("HILO_NOTEBOOK_OUT", str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT),
@@ -28,3 +29,13 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert outputs  # every notebook shows something
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_keeps_its_outputs(path: Path) -> None:
+    """A reader sees the results without running anything: every code cell was run and saved."""
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert code and all(cell.execution_count for cell in code)
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
