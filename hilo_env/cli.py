@@ -9,7 +9,7 @@
     A round robin with duplicate deals: chips per hand with 95% CIs (``training.evaluate``).
 ``hilo play [--opponent heuristic] [--rules R] [--hands 3] [--seed 0] [--seat 0]``
     Play hands in the terminal against any registered agent (``agents.play``).
-``hilo train configs/train/selfplay.yaml [--total-timesteps N] [--output-dir D] [--name N]``
+``hilo train selfplay|smoke|ppo_standard|PATH [--total-timesteps N] [--output-dir D] [--name N]``
     Self-play MaskablePPO training (``training.selfplay``); the config is checked first.
 
 ``hilo --version``
@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Train a MaskablePPO agent as a config says (fields: "
                                    "training/config.py); needs the train extra.")
     p.epilog = f"Install the train extra with: {install_line('train')}"
-    p.add_argument("config", help="a training config, such as configs/train/selfplay.yaml")
+    p.add_argument("config", help="a training config: a bundled one by name (selfplay, smoke, "
+                                  "ppo_standard) or a YAML path")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
