@@ -27,6 +27,7 @@ Versions: v0, first release.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,6 +35,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hilo_env.envs.pettingzoo_wrappers import wrap
+from hilo_env.envs.reset_options import reset_options
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import tricks
 from hilo_env.himilo.engine import Phase, Round
@@ -43,9 +45,6 @@ from hilo_env.himilo.rules import CONSTRAINT_SHAPING, RuleSet, resolve
 
 RESET_OPTIONS = ("deck", "line", "dealer")
 """The keys ``reset(options=...)`` accepts."""
-API_TEST_PROBE = "options"
-"""The one unknown reset option tolerated (and ignored): ``pettingzoo.test.api_test`` calls
-``reset(options={"options": 1})`` to check that the argument exists."""
 _PLAY, _OVER = Phase.PLAY, Phase.ROUND_OVER  # bound once: enum lookups are slow in 3.11
 
 
@@ -102,14 +101,12 @@ class raw_env(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new round; ``options`` may stack ``deck``, ``line`` and ``dealer``."""
-        options = options or {}
-        unknown = sorted(set(options) - {*RESET_OPTIONS, API_TEST_PROBE})
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        self.game = Round(self.rules, self._rng, options.get("deck"), options.get("line"),
+        options = reset_options(options, RESET_OPTIONS)
+        # a copy of the generator: a reset that raises leaves the env's as it was
+        rng = copy.deepcopy(self._rng) if seed is None else np.random.default_rng(seed)
+        self.game = Round(self.rules, rng, options.get("deck"), options.get("line"),
                           options.get("dealer"))
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
