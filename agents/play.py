@@ -28,7 +28,6 @@ from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.render import (
     DECLARATION_NAMES,
-    describe_legal,
     player_name,
     render_text,
 )
@@ -77,10 +76,10 @@ def parse_command(text: str, legal: Sequence[int]) -> int:
         action = A.string_to_action(t)
     except ValueError:
         raise ValueError(f"{text.strip()!r} is not an action{_raise_note(t, raises)}. Legal "
-                         f"now: {describe_legal(legal)}") from None
+                         f"now: {A.describe_legal(legal)}") from None
     if action not in legal:
         raise ValueError(f"{text.strip()!r} is not legal now{_raise_note(t, raises)}. Legal "
-                         f"now: {describe_legal(legal)}")
+                         f"now: {A.describe_legal(legal)}")
     return action
 
 
@@ -253,7 +252,7 @@ def _ask(legal: list[int], read_line: Callable[[str], str],
         if word in QUIT_WORDS:
             return None
         if word in HELP_WORDS:
-            say(f"Legal now: {describe_legal(legal)}")
+            say(f"Legal now: {A.describe_legal(legal)}")
             say(_wrap(SHORTCUTS_HELP))
             continue
         try:

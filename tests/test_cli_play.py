@@ -11,7 +11,6 @@ import pytest
 from hilo_env.agents.play import parse_command, play
 from hilo_env.cli import main
 from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo.render import describe_legal
 
 # Enough answers to finish a hand against the caller whatever is dealt: the ones that are not
 # legal at a prompt are answered with the legal ones and the next line is read.
@@ -94,7 +93,7 @@ def test_parse_command():
         parse_command("raise 2", legal)
     with pytest.raises(ValueError, match="is not an action"):
         parse_command("dance", legal)
-    assert describe_legal([A.DECLARE_LOW, A.DECLARE_HIGH]) == "low, high"
+    assert A.describe_legal([A.DECLARE_LOW, A.DECLARE_HIGH]) == "low, high"
 
 
 def test_tournament_unknown_agent_exits_2(capsys, monkeypatch):

@@ -24,6 +24,8 @@ or more in a match of 3 or more players where eliminations can leave bigger smal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 FOLD, CHECK, CALL = 0, 1, 2
 DISCARD_PLUS, DISCARD_MINUS, DISCARD_MULTIPLY = 3, 4, 5
 DECLARE_LOW, DECLARE_HIGH, DECLARE_SWING = 6, 7, 8
@@ -84,3 +86,13 @@ def string_to_action(text: str) -> int:
     if len(words) == 2 and words[0] in ("raise", "bet") and words[1].isdigit():
         return raise_to(int(words[1]))
     raise ValueError(f"cannot read action {text!r}")
+
+
+def describe_legal(legal: Sequence[int]) -> str:
+    """Legal actions for people, a run of raises shortened: ``fold, call, raise 3..100``."""
+    raises = [a for a in legal if a >= FIRST_RAISE]
+    words = [action_to_string(a) for a in legal if a < FIRST_RAISE]
+    if raises:
+        lo, hi = raise_total(raises[0]), raise_total(raises[-1])
+        words.append(f"raise {lo}" if lo == hi else f"raise {lo}..{hi}")
+    return ", ".join(words)

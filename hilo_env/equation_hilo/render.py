@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -46,20 +44,10 @@ def render_text(game: Game, viewer: int | None = None) -> str:
     if game.result is not None:
         lines.extend(result_lines(game))
     elif game.current_player is not None:
-        legal = describe_legal(game.legal_actions())
+        legal = A.describe_legal(game.legal_actions())
         lines.append(f"{player_name(game.current_player)} to act ({game.phase.name.lower()}): "
                      f"{legal}")
     return "\n".join(lines)
-
-
-def describe_legal(legal: Sequence[int]) -> str:
-    """Legal actions for people, a run of raises shortened: ``fold, call, raise 3..100``."""
-    raises = [a for a in legal if a >= A.FIRST_RAISE]
-    words = [A.action_to_string(a) for a in legal if a < A.FIRST_RAISE]
-    if raises:
-        lo, hi = A.raise_total(raises[0]), A.raise_total(raises[-1])
-        words.append(f"raise {lo}" if lo == hi else f"raise {lo}..{hi}")
-    return ", ".join(words)
 
 
 def result_lines(game: Game) -> list[str]:

@@ -386,7 +386,7 @@ class VectorGame:
         raise ValueError(f"illegal action {name!r} ({action}) in game {game} for "
                          f"{player_name(int(self.state.current_player[game]))} in phase "
                          f"{Phase(int(self.state.phase[game])).name}; legal: "
-                         f"{[A.action_to_string(int(x)) for x in legal]}")
+                         f"{A.describe_legal(legal.tolist())}")
 
     def _check_decks(self, decks: np.ndarray, k: int, g: np.ndarray) -> np.ndarray:
         d = np.asarray(decks)
