@@ -54,8 +54,11 @@ class Phase(IntEnum):
     MATCH_OVER = 4
 
 
-# Bound once: Python 3.11 looks enum members up slowly, and these are checked at every step.
-_BET, _DISCARD, _HAND_OVER = Phase.BET, Phase.DISCARD, Phase.HAND_OVER
+# Bound once: Python 3.11 looks enum members up slowly, and these are read at every step.
+_BET, _DISCARD, _DECLARE, _HAND_OVER, _MATCH_OVER = Phase
+
+
+_new_tuple = tuple.__new__
 
 
 class Event(NamedTuple):
@@ -139,7 +142,7 @@ class Game:
 
     def number_cards(self, seat: int) -> list[int]:
         """The seat's number cards: the hidden one first, then the face-up ones."""
-        return [self.hidden[seat], *(c for c in self.up[seat] if cards.is_number(c))]
+        return [self.hidden[seat], *filter(cards.is_number, self.up[seat])]
 
     def legal_actions(self) -> list[int]:
         """The acting player's legal action ids (empty once the hand is over)."""
@@ -173,7 +176,7 @@ class Game:
         if not self.is_legal(action):
             self._reject(action, self.legal_actions())
         seat = self.current_player
-        self.log.append(Event("action", seat, int(action)))
+        self._log("action", seat, int(action))
         self._legal = self._options = None
         if self.phase == _BET:
             self._bet(seat, action)
@@ -208,6 +211,11 @@ class Game:
 
     # ---- a hand ---------------------------------------------------------------------------
 
+    def _log(self, kind: str, seat: int, data: Any) -> None:
+        """Append ``Event(kind, seat, data)`` to the history. ``tuple.__new__`` builds it,
+        skipping the NamedTuple constructor's Python layer: a hand logs dozens of events."""
+        self.log.append(_new_tuple(Event, (kind, seat, data)))
+
     def _start_hand(self, deck: Sequence[int | str] | None) -> None:
         n = self.num_players
         self.hand_number += 1
@@ -227,21 +235,20 @@ class Game:
         self.round = -1
         self.round_wagers: list[list[int]] = []
         self.acted = [False] * n
-        self.phase = Phase.BET
+        self.phase = _BET
         self.current_player: int | None = None
         self._schedule = 0
         self._deal_queue: list[int] = []
         self._declare_queue: list[int] = []
         self._legal: list[int] | None = None
         self._options: tuple[int, int, int] | None = None
-        self.log.append(Event("hand", -1, {"number": self.hand_number, "button": self.button,
-                                           "cap": self.cap, "deck": list(deck or ())}))
+        self._log("hand", -1, {"number": self.hand_number, "button": self.button,
+                               "cap": self.cap, "deck": list(deck or ())})
         ante = min(self.rules.ante, self.cap)
         self.wagers = [ante if live else 0 for live in self.in_hand]
-        for seat in self.order():
-            if self.in_hand[seat]:
-                self.stacks[seat] -= ante
-                self.log.append(Event("ante", seat, ante))
+        for seat in self._live_order():
+            self.stacks[seat] -= ante
+            self._log("ante", seat, ante)
         self._advance()
 
     def _advance(self) -> None:
@@ -250,7 +257,7 @@ class Game:
             while self._deal_queue:
                 seat = self._deal_queue.pop(0)
                 if self._deal_up(seat):
-                    self.phase, self.current_player = Phase.DISCARD, seat
+                    self.phase, self.current_player = _DISCARD, seat
                     return
             if self._schedule == len(self.rules.deal):
                 self._start_declaration()
@@ -274,13 +281,14 @@ class Game:
         return self.deck.pop()
 
     def _put_back(self, seat: int, card: int) -> None:
-        """A special that may not be kept goes back into the deck, which is reshuffled."""
-        self.deck.append(card)
-        deck = np.array(self.deck, dtype=np.uint64)
-        keys = cards.reshuffle_keys(self.hand_seed, self.reshuffles, deck)
-        self.deck = deck[np.argsort(keys)[::-1]].tolist()
+        """A special that may not be kept goes back into the deck, which is reshuffled: the
+        cards in descending order of their keys, so that the last (the top) has the smallest."""
+        deck = self.deck
+        deck.append(card)
+        order = cards.reshuffle_keys(self.hand_seed, self.reshuffles, deck).argsort().tolist()
+        self.deck = [deck[i] for i in reversed(order)]
         self.reshuffles += 1
-        self.log.append(Event("return", seat, card))
+        self._log("return", seat, card)
 
     def _deal_hidden(self, seat: int) -> None:
         card = self._draw()
@@ -288,35 +296,36 @@ class Game:
             self._put_back(seat, card)
             card = self._draw()
         self.hidden[seat] = card
-        self.log.append(Event("deal", seat, ("hidden", card)))
+        self._log("deal", seat, ("hidden", card))
 
     def _deal_extra(self, seat: int) -> None:
         """The extra card of a √ or ×: specials are set aside until a number comes."""
         card = self._draw()
         while not cards.is_number(card):
             self.set_aside.append(card)
-            self.log.append(Event("set_aside", seat, card))
+            self._log("set_aside", seat, card)
             card = self._draw()
         self.up[seat].append(card)
-        self.log.append(Event("deal", seat, ("extra", card)))
+        self._log("deal", seat, ("extra", card))
 
     def _deal_up(self, seat: int) -> bool:
         """Deal one face-up card with the special rules; True when a × discard is pending."""
         limit = self.rules.max_multiply
         while True:
             card = self._draw()
-            if cards.is_multiply(card) and limit is not None and self.multiplies[seat] >= limit:
+            multiply = cards.is_multiply(card)
+            if multiply and limit is not None and self.multiplies[seat] >= limit:
                 self._put_back(seat, card)
                 continue
             self.up[seat].append(card)
-            self.log.append(Event("deal", seat, ("up", card)))
-            if cards.is_root(card):
-                self.roots[seat] += 1
-                self._deal_extra(seat)
-            elif cards.is_multiply(card):
+            self._log("deal", seat, ("up", card))
+            if multiply:
                 self.multiplies[seat] += 1
                 self._deal_extra(seat)
                 return True
+            if cards.is_root(card):
+                self.roots[seat] += 1
+                self._deal_extra(seat)
             return False
 
     def _discard(self, seat: int, action: int) -> None:
@@ -333,19 +342,18 @@ class Game:
         self.acted = [False] * self.num_players
         first = self._next_bettor(self.button)
         skipped = first is None
-        self.log.append(Event("round", -1, {"round": self.round, "skipped": skipped}))
+        self._log("round", -1, {"round": self.round, "skipped": skipped})
         if skipped:
             return False
-        self.phase, self.current_player = Phase.BET, first
+        self.phase, self.current_player = _BET, first
         return True
 
     def _next_bettor(self, after: int) -> int | None:
         """The next seat clockwise that still has to act in this round, if any."""
-        n, high = self.num_players, self.highest_wager
-        for i in range(1, n + 1):
-            s = (after + i) % n
-            w = self.wagers[s]
-            if self.in_hand[s] and w < self.cap and (not self.acted[s] or w < high):
+        wagers, cap, high = self.wagers, self.cap, max(self.wagers)
+        for s in self._orders[after]:  # the seats from its left, clockwise, itself last
+            w = wagers[s]
+            if self.in_hand[s] and w < cap and (not self.acted[s] or w < high):
                 return s
         return None
 
@@ -375,7 +383,7 @@ class Game:
 
     def _start_declaration(self) -> None:
         self._declare_queue = self._live_order()
-        self.phase = Phase.DECLARE
+        self.phase = _DECLARE
         self.current_player = self._declare_queue.pop(0)
 
     def _declare(self, seat: int, action: int) -> None:
@@ -387,7 +395,7 @@ class Game:
 
     def _fold_out(self) -> None:
         winner = self.in_hand.index(True)
-        self.log.append(Event("fold_out", winner, self.pot))
+        self._log("fold_out", winner, self.pot)
         payouts = [0] * self.num_players
         payouts[winner] = self.pot
         self._pay(payouts, house=0, solutions=[None] * self.num_players, fold_out=True)
@@ -400,33 +408,34 @@ class Game:
         distances = [[math.inf] * n, [math.inf] * n]  # [side][seat]
         hands = [_NO_CARDS] * n
         for seat in live:
-            hands[seat] = self.number_cards(seat)
-            sol = solve_unchecked([c // cards.NUM_SUITS for c in hands[seat]],
-                                  self.operators[seat], self.roots[seat], rules.integer_results)
-            solutions[seat] = sol
+            hand = hands[seat] = self.number_cards(seat)
+            sol = solutions[seat] = solve_unchecked([c // cards.NUM_SUITS for c in hand],
+                                                    self.operators[seat], self.roots[seat],
+                                                    rules.integer_results)
             for side, eq in enumerate((sol.low, sol.high)):
                 if eq is not None:
                     distances[side][seat] = eq.distance
-                    self.log.append(Event("equation", seat, (SIDE_NAMES[side], eq.equation,
-                                                             eq.value, eq.distance)))
+                    self._log("equation", seat,
+                              (SIDE_NAMES[side], eq.equation, eq.value, eq.distance))
         declarations = [S.NO_DECLARATION if d is None else d for d in self.declarations]
         split = S.split_pot(self.pot, np.array(self.in_hand), np.array(declarations),
                             np.array(distances), S.tiebreak_rank(np.array(hands), rules.tiebreak))
         low_w, high_w = int(split.low_winner), int(split.high_winner)
+        failed = split.failed_swing.tolist()
         self._pay(split.payouts.tolist(), int(split.house), solutions,
                   low_winner=None if low_w == S.NO_SEAT else low_w,
                   high_winner=None if high_w == S.NO_SEAT else high_w,
-                  failed_swing=[s for s in live if split.failed_swing[s]])
+                  failed_swing=[s for s in live if failed[s]])
 
     def _pay(self, payouts: list[int], house: int, solutions: list[Solution | None],
              **outcome: Any) -> None:
         for seat, chips in enumerate(payouts):
             self.stacks[seat] += chips
             if chips:
-                self.log.append(Event("payout", seat, chips))
+                self._log("payout", seat, chips)
         if house:
             self.house += house
-            self.log.append(Event("house", -1, house))
+            self._log("house", -1, house)
         net = [p - w for p, w in zip(payouts, self.wagers, strict=True)]
         self.result = HandResult(payouts=payouts, net=net, house=house,
                                  declarations=list(self.declarations), solutions=solutions,
@@ -436,10 +445,10 @@ class Game:
         for seat, chips in enumerate(self.stacks):
             if chips == 0 and not self.eliminated[seat]:
                 self.eliminated[seat] = True
-                self.log.append(Event("eliminated", seat, self.hand_number))
+                self._log("eliminated", seat, self.hand_number)
         over = (self.hand_number >= self.rules.hands_per_episode
                 or self.eliminated.count(False) <= 1)
-        self.phase = Phase.MATCH_OVER if over else Phase.HAND_OVER
+        self.phase = _MATCH_OVER if over else _HAND_OVER
 
     # ---- legal actions --------------------------------------------------------------------
 
@@ -447,10 +456,10 @@ class Game:
         seat = self.current_player
         if seat is None:
             return []
-        if self.phase == Phase.BET:
+        if self.phase == _BET:
             check_or_call, lowest, highest = self.bet_options()
             return [A.FOLD, check_or_call, *range(lowest, highest + 1)]
-        if self.phase == Phase.DISCARD:
+        if self.phase == _DISCARD:
             held = self.operators[seat]
             return [A.DISCARDS[op] for op in self._discardable() if op in held]
         return [A.DECLARE_LOW, A.DECLARE_HIGH] + ([A.DECLARE_SWING] if self.rules.swing else [])

@@ -67,22 +67,63 @@ by value, then Gold > Silver > Bronze > Black; Low is the High order reversed.""
 _SUIT_RANK = (cards.NUM_SUITS - 1 - _SUIT) * cards.NUM_VALUES + _VALUE
 """``[card]``: a number card's place in the ``suit`` order, best last: by suit (Gold
 strongest), then by value."""
-_SIDE_AXIS = np.array(SIDES)[:, None]
-"""``(2, 1)``: the sides, as indices along a side axis that comes before the seat axis."""
 
-_NOT_TIED = -1
-"""The rank :func:`side_winners` gives the seats not tied for the best distance: below every
-tie-break rank."""
+# Scalars as 0-d arrays: a ufunc whose other operands are 0-d arrays, or arrays of its own
+# shape and type, takes NumPy's fast path, which a Python scalar leaves.
+_INF = np.array(np.inf)
+_TIE_TOLERANCE = np.array(TIE_TOLERANCE)
+_NO_SEAT = np.array(NO_SEAT)
+_NOT_TIED = np.array(-1)
+"""The rank the seats not tied for the best distance compete with: below every tie-break
+rank, so :func:`side_winners` picks among the tied seats only."""
+_NO_EQUATION = np.array(1e30)
+"""The distance of a contender without a valid equation inside :func:`split_pot`: finite, so
+that a side contested only by such seats is told from a side without contenders (``inf``),
+and beyond any equation's distance, so that it never wins (a float32 holds it too)."""
+_SWING = np.array(A.DECLARE_SWING)
+_ONE = np.int64(1)
 
 _ROUNDS = 2
 """The rounds of :func:`split_pot`: round 0 counts every contender, round 1 leaves out the
 Swing seats."""
-_ROUND_AXIS = np.arange(_ROUNDS)[:, None, None]
 _CONTENDS = np.zeros((_ROUNDS, len(SIDES), A.DECLARE_SWING + 2), dtype=bool)
 """``[round, side, declaration]``: whether a seat of that declaration (an action id; the last
 column, which :data:`NO_DECLARATION` reads, is nobody's) contends the side in the round."""
 _CONTENDS[:, LOW, A.DECLARE_LOW] = _CONTENDS[:, HIGH, A.DECLARE_HIGH] = True
 _CONTENDS[0, :, A.DECLARE_SWING] = True
+_OUTSIDE = np.where(_CONTENDS, 0.0, np.inf)
+""":data:`_CONTENDS` as a distance to add: 0 for a contender, ``inf`` (never the closest)
+for the others."""
+
+
+@functools.cache
+def _seat_numbers(num_seats: int) -> np.ndarray:
+    """``(num_seats,)``: the seat numbers, made once per table size."""
+    return np.arange(num_seats)
+
+
+@functools.cache
+def _axes_moving(source: int, destination: int, ndim: int) -> tuple[int, ...]:
+    """The ``transpose`` axes of ``moveaxis(source, destination)`` on ``ndim`` axes."""
+    axes = list(range(ndim))
+    axes.insert(destination % ndim, axes.pop(source % ndim))
+    return tuple(axes)
+
+
+def _sides_first(x: Array) -> Array:
+    """``(..., 2, seats)`` -> ``(2, ..., seats)``: a view, or ``x`` itself for one game."""
+    return x if x.ndim == 2 else x.transpose(_axes_moving(-2, 0, x.ndim))
+
+
+def _sides_before_seats(x: Array) -> Array:
+    """``(2, ..., seats)`` -> ``(..., 2, seats)``: a view, or ``x`` itself for one game."""
+    return x if x.ndim == 2 else x.transpose(_axes_moving(0, -2, x.ndim))
+
+
+@functools.cache
+def _suit_weights(num_cards: int) -> np.ndarray:
+    """The place value of each card of a ranked hand in :func:`suit_rank`'s integer."""
+    return cards.NUM_NUMBER_CARDS ** np.arange(num_cards)
 
 
 class PotSplit(NamedTuple):
@@ -133,21 +174,35 @@ def suit_rank(numbers: Array, xp: ModuleType = np) -> Array:
     card first (base :data:`cards.NUM_NUMBER_CARDS`), so integers compare as the lists do
     between hands of as many cards.
     """
-    ranked = xp.sort(xp.asarray(_SUIT_RANK)[numbers], axis=-1)  # weakest card first
-    return ranked @ (cards.NUM_NUMBER_CARDS ** xp.arange(ranked.shape[-1]))
+    ranked = xp.sort(xp.asarray(_SUIT_RANK).take(numbers), axis=-1)  # weakest card first
+    return ranked @ _suit_weights(ranked.shape[-1])
 
 
 def tiebreak_rank(numbers: Array, tiebreak: str, xp: ModuleType = np) -> Array:
     """Each seat's tie-break rank on each side under the :attr:`RuleSet.tiebreak` named
     ``tiebreak`` (``key_card`` or ``suit``), as :func:`split_pot` takes them: ``numbers``
-    ``(..., seats, cards)`` number-card ids -> ``(..., 2, seats)``; larger wins."""
-    hands = numbers[..., None, :, :]
-    if tiebreak == KEY_CARD:
-        return key_card_rank(hands, xp.asarray(_SIDE_AXIS[..., None]), xp)
+    ``(..., seats, cards)`` number-card ids -> ``(..., 2, seats)``; larger wins.
+
+    The ranks of :func:`key_card_rank` and :func:`suit_rank`, in few array calls: the engine
+    calls this on every showdown, a batch of one game, where each call costs more than its
+    arithmetic. (A ``key_card`` result may be a view with the side axis laid out first.)
+    """
+    if tiebreak == KEY_CARD:  # both sides' ranks of every card: (side, ..., seats, cards)
+        return _sides_before_seats(xp.asarray(_KEY_RANK).take(numbers, axis=1).max(-1))
     if tiebreak == SUIT:
-        rank = suit_rank(hands, xp)
-        return xp.concatenate((rank, rank), axis=-2)
+        return _sides_before_seats(suit_rank(numbers, xp)[None].repeat(len(SIDES), axis=0))
     raise ValueError(f"unknown tiebreak {tiebreak!r}; choose one of {list(TIEBREAKS)}")
+
+
+def _closest(distances: Array, ranks: Array, xp: ModuleType) -> tuple[Array, Array]:
+    """The rule of :func:`side_winners` on the seats of the last axis, where ``distances`` are
+    ``inf`` for the seats that do not contend, and :data:`_NO_EQUATION` or ``inf`` for the
+    contenders without a valid equation. Returns the winners (:data:`NO_SEAT` where no
+    contender has a valid equation) and the best distances."""
+    best = distances.min(-1, keepdims=True)
+    seat = xp.where(distances <= best + _TIE_TOLERANCE, ranks, _NOT_TIED).argmax(-1)
+    best = best[..., 0]
+    return xp.where(best < _NO_EQUATION, seat, _NO_SEAT), best
 
 
 def side_winners(contending: Array, distances: Array, ranks: Array,
@@ -158,13 +213,11 @@ def side_winners(contending: Array, distances: Array, ranks: Array,
     float their best distances to the side's target and ``ranks`` ``(..., seats)`` their
     tie-break ranks (the three broadcast together). The contender with the smallest distance
     wins; contenders within :data:`solver.TIE_TOLERANCE` of it are tied, and the largest rank
-    among them wins. :data:`NO_SEAT` where no contender has a valid equation. The leading
-    axes may hold a side axis, ``(..., 2, seats)``, or anything else.
+    among them wins (of equal ranks, the lowest seat's). :data:`NO_SEAT` where no contender
+    has a valid equation. The leading axes may hold a side axis, ``(..., 2, seats)``, or
+    anything else.
     """
-    dist = xp.where(contending, distances, xp.inf)
-    best = dist.min(-1, keepdims=True)
-    seat = xp.where(dist <= best + TIE_TOLERANCE, ranks, _NOT_TIED).argmax(-1)
-    return xp.where(xp.isinf(best[..., 0]), NO_SEAT, seat)
+    return _closest(xp.where(contending, distances, _INF), ranks, xp)[0]
 
 
 def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ranks: Array,
@@ -172,10 +225,11 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
     """The payout of a showdown (rules section 7), per game.
 
     ``pot`` ``(...)`` int: the chips in the pot. ``live`` ``(..., seats)`` bool: the seats still
-    in the hand. ``declarations`` ``(..., seats)`` int: their declaration action ids
-    (:data:`NO_DECLARATION` for the others). ``distances`` ``(..., 2, seats)`` float: each
-    seat's best Low and High distance (``inf``: no valid equation). ``ranks``
-    ``(..., 2, seats)`` int: the tie-break ranks (:func:`tiebreak_rank`).
+    in the hand. ``declarations`` ``(..., seats)`` int: their declaration action ids, and
+    :data:`NO_DECLARATION` for every other seat (it is what keeps them out of the contest).
+    ``distances`` ``(..., 2, seats)`` float: each seat's best Low and High distance (``inf``:
+    no valid equation). ``ranks`` ``(..., 2, seats)`` int: the tie-break ranks
+    (:func:`tiebreak_rank`).
 
     The rules, in order:
 
@@ -192,25 +246,34 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
     5. House rule: if no side has a winner now, the pot is shared among all the seats still
        in, floor(pot / n) each, the remainder to the house.
 
-    Steps 1 and 3 run as one batch: a round axis holds the contenders with and without the
-    Swing seats, and step 2 picks the round.
+    Steps 1 and 3 run as one batch, on a round axis (the contenders with and without the Swing
+    seats) and a side axis laid out first, ``(round, side, ..., seats)``; step 2 picks the
+    round. The engine calls this on every showdown, a batch of one game, where an array call
+    costs far more than its arithmetic: hence few calls, table lookups, integer arithmetic in
+    place of branches and masks, and operands of one shape wherever they give the same numbers.
     """
-    contends = xp.asarray(_CONTENDS)[_ROUND_AXIS, _SIDE_AXIS, declarations[..., None, None, :]]
-    contending = contends & live[..., None, None, :]  # (..., round, side, seats)
-    rounds = side_winners(contending, distances[..., None, :, :], ranks[..., None, :, :], xp)
-    first_low = rounds[..., 0, LOW]
-    # Only a Swing seat contends both sides, so a seat that wins both is a Swing that won.
-    swing_won = (first_low == rounds[..., 0, HIGH]) & (first_low != NO_SEAT)
-    winners = xp.where(swing_won[..., None], rounds[..., 0, :], rounds[..., 1, :])  # (..., 2)
-    seats = xp.arange(live.shape[-1])
-    swing = contending[..., 0, LOW, :] & contending[..., 0, HIGH, :]
-    failed = swing & ((seats != first_low[..., None]) | ~swing_won[..., None])
+    # Each seat's distance to each side's target in each round: inf where it does not
+    # contend, _NO_EQUATION where it contends without a valid equation.
+    contenders = (_sides_first(xp.minimum(distances, _NO_EQUATION))
+                  + xp.asarray(_OUTSIDE).take(declarations, axis=-1))
+    rounds, best = _closest(contenders, _sides_first(ranks), xp)  # (round, side, ...)
+    # Only a Swing seat contends both sides, so a seat that wins both in round 0 is a Swing
+    # that won: it is paid for both. Where neither side has a winner in round 0, round 1
+    # (fewer contenders) has none either, so round 0 may stand for it.
+    winners = xp.where(rounds[0, LOW] == rounds[0, HIGH], rounds[0], rounds[1])  # (side, ...)
+    low, high = winners[LOW], winners[HIGH]
+    paid = _seat_numbers(live.shape[-1]) == winners[..., None]  # (side, ..., seats)
+    # Every Swing seat but the one paid for both sides failed.
+    failed = (declarations == _SWING) > paid[LOW]
     # What is shared out (the pot, less the odd chip when it is cut in halves) goes in equal
-    # parts: one per side won, so a lone winner takes it all and a Swing that won both takes
-    # the whole pot; under the house rule, one per seat still in.
-    nobody = (winners == NO_SEAT).all(-1)
-    parts = xp.where(nobody[..., None], live, (seats == winners[..., None]).sum(-2))
-    halves = contending[..., 0, :, :].any(-1).all(-1) & ~(swing_won | nobody)
-    shared = pot - pot % 2 * halves
-    payouts = parts * shared[..., None] // xp.maximum(parts.sum(-1), 1)[..., None]
-    return PotSplit(payouts, pot - payouts.sum(-1), winners[..., LOW], winners[..., HIGH], failed)
+    # parts: one to each seat paid (so a lone winner, or a Swing paid for both, takes it all);
+    # under the house rule, one to each seat still in.
+    nobody = (low == NO_SEAT) & (high == NO_SEAT)
+    parts = paid[LOW] | paid[HIGH] | (live & nobody[..., None])
+    count = parts.sum(-1)
+    # Halves: both sides contested in round 0, and the sides paid to different seats (or one
+    # paid, the other orphaned), so neither a Swing paid for both nor the house rule.
+    halves = (best[0, LOW] < xp.inf) & (best[0, HIGH] < xp.inf) & (low != high)
+    # (_ONE: NumPy multiplies a Python int by a bool scalar slowly, an int scalar quickly.)
+    each = (pot - pot % 2 * _ONE * halves) // (count + (count == 0))  # no seat in: no parts
+    return PotSplit(parts * each[..., None], pot - count * each, low, high, failed)
