@@ -13,8 +13,9 @@ from pettingzoo.test.render_test import render_test
 
 import hilo_env
 from hilo_env.agents import sample_legal
+from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
-from hilo_env.equation_hilo.engine import replay
+from hilo_env.equation_hilo.engine import Game, replay
 from hilo_env.equation_hilo.picture import (
     CARD_BACK,
     HEADER,
@@ -23,6 +24,7 @@ from hilo_env.equation_hilo.picture import (
     ROW,
     SUIT_COLOURS,
 )
+from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.vector import HiLoVectorEnv, VectorGame
 from tests.test_engine import HIGH20, LOW1, deal
 
@@ -241,3 +243,42 @@ def test_rgb_array_render_is_a_spectators_picture() -> None:
     assert (image == ROOT_COLOUR).all(-1).any() and (image == MULTIPLY_COLOUR).all(-1).any()
     assert (image == SUIT_COLOURS[0]).all(-1).any()  # a Gold card face up
     render_test(lambda render_mode=None: hilo_env.env(render_mode=render_mode))
+
+
+# ---- the engine ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [1.7, "1", 6.9, math.nan, math.inf, None, True, np.float64(1)])
+def test_the_engine_takes_integer_actions_only(bad) -> None:
+    game = Game(RuleSet(), np.random.default_rng(0))
+    before = game.clone()
+    with pytest.raises(TypeError, match="integer action id"):
+        game.step(bad)
+    with pytest.raises(ValueError, match=r"outside the action space 0\.\.108"):
+        game.step(500)
+    assert game == before
+
+
+def test_the_engine_takes_decks_in_any_sequence_form() -> None:
+    top = deal(HIGH20, LOW1)
+    ids = cards.parse_deck(top)
+    reference = Game(RuleSet(), np.random.default_rng(2), top)
+    for form in (np.array(ids), np.array(top), (c for c in ids), tuple(ids), np.array([0])[:0]):
+        game = Game(RuleSet(), np.random.default_rng(2), form)
+        if len(game.log[0].data["deck"]):
+            assert game == reference
+        assert replay(game.log, game.rules, game.rng_start) == game
+    with pytest.raises(TypeError, match="not the string"):
+        Game(RuleSet(), np.random.default_rng(2), "10G")
+
+
+def test_a_bad_next_deck_changes_nothing() -> None:
+    game = Game(RuleSet(hands_per_episode=2), np.random.default_rng(3), deal(HIGH20, LOW1))
+    game.step(A.FOLD)
+    before = game.clone()
+    with pytest.raises(ValueError, match="appears twice"):
+        game.start_next_hand(["10G", "10G"])
+    assert game == before
+    game.start_next_hand(np.array(cards.parse_deck(deal(LOW1, HIGH20))))
+    hands = [event for event in game.log if event.kind == "hand"]
+    assert hands[-1].data["deck"] == cards.parse_deck(deal(LOW1, HIGH20))

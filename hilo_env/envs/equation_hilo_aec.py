@@ -36,8 +36,7 @@ from pettingzoo import AECEnv
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo import cards
-from hilo_env.equation_hilo.engine import Game, Phase
+from hilo_env.equation_hilo.engine import Game, Phase, stacked_deck
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.picture import picture
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
@@ -54,22 +53,6 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 
 RESET_OPTIONS = ("deck",)
 """The keys ``reset(options=...)`` reads."""
-
-
-def reset_deck(options: Any) -> list[int] | None:
-    """The stacked deck that ``reset`` options ask for (card ids, top first), or None; a
-    ValueError or TypeError names what is wrong with them."""
-    deck = reset_options(options, RESET_OPTIONS).get("deck")
-    if deck is None:
-        return None
-    if isinstance(deck, str | bytes):
-        raise TypeError(f"the deck option is a sequence of card ids or texts, not the "
-                        f"string {deck!r}")
-    try:
-        return cards.parse_deck(list(deck))
-    except TypeError:
-        raise TypeError(f"the deck option is a sequence of card ids or texts, not "
-                        f"{type(deck).__name__}") from None
 
 
 class raw_env(AECEnv):
@@ -114,7 +97,7 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new episode; ``options`` may hold ``deck`` (see the module docstring). Everything
         is checked first: a reset that raises changes nothing, the generator included."""
-        deck = reset_deck(options)
+        deck = stacked_deck(reset_options(options, RESET_OPTIONS).get("deck"))
         rng = self._rng if seed is None else np.random.default_rng(seed)
         self.game = Game(self.rules, rng, deck)
         self._rng = rng

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import compress
@@ -123,7 +123,7 @@ class Game:
         self.hand_number = 0
         self.log: list[Event] = []
         self.result: HandResult | None = None
-        self._start_hand(deck)
+        self._start_hand(stacked_deck(deck))
 
     # ---- queries -------------------------------------------------------------------------
 
@@ -173,6 +173,9 @@ class Game:
 
     def step(self, action: int) -> None:
         """Apply the current player's action; an illegal one raises and changes nothing."""
+        if isinstance(action, bool) or not isinstance(action, ACTION_TYPES):
+            raise TypeError(f"an action is an integer action id, not {action!r} "
+                            f"({type(action).__name__})")
         if not self.is_legal(action):
             self._reject(action, self.legal_actions())
         seat = self.current_player
@@ -190,10 +193,11 @@ class Game:
         if self.phase != Phase.HAND_OVER:
             raise ValueError(f"the next hand starts only after a hand is over (phase is "
                              f"{self.phase.name})")
+        stacked = stacked_deck(deck)  # checked before anything changes
         n = self.num_players
         self.button = next(s for s in ((self.button + i) % n for i in range(1, n + 1))
                            if not self.eliminated[s])
-        self._start_hand(deck)
+        self._start_hand(stacked)
 
     def clone(self) -> Game:
         """An independent copy; a clone compares equal to its original until either moves."""
@@ -216,10 +220,10 @@ class Game:
         skipping the NamedTuple constructor's Python layer: a hand logs dozens of events."""
         self.log.append(_new_tuple(Event, (kind, seat, data)))
 
-    def _start_hand(self, deck: Sequence[int | str] | None) -> None:
+    def _start_hand(self, deck: list[int]) -> None:
         n = self.num_players
         self.hand_number += 1
-        self.deck = cards.shuffled_deck(self.rng, deck or ())[::-1]
+        self.deck = cards.shuffled_deck(self.rng, deck)[::-1]
         self.hand_seed = int(self.rng.integers(0, 2**63))
         self.reshuffles = 0
         self.in_hand = [not e for e in self.eliminated]
@@ -243,7 +247,7 @@ class Game:
         self._legal: list[int] | None = None
         self._options: tuple[int, int, int] | None = None
         self._log("hand", -1, {"number": self.hand_number, "button": self.button,
-                               "cap": self.cap, "deck": list(deck or ())})
+                               "cap": self.cap, "deck": deck})
         ante = min(self.rules.ante, self.cap)
         self.wagers = [ante if live else 0 for live in self.in_hand]
         for seat in self._live_order():
@@ -467,14 +471,27 @@ class Game:
     def _discardable(self) -> str:
         return self.rules.multiply_discards.replace("x", "*")
 
-    def _reject(self, action: Any, legal: list[int]) -> None:
-        try:
-            name = A.action_to_string(int(action))
-        except (TypeError, ValueError):
-            name = repr(action)
+    def _reject(self, action: int, legal: list[int]) -> None:
+        size = A.num_actions(self.rules.max_cap)
+        if not 0 <= action < size:
+            raise ValueError(f"action {action!r} is outside the action space 0..{size - 1}")
         who = "nobody" if self.current_player is None else f"player_{self.current_player}"
-        raise ValueError(f"illegal action {name!r} ({action!r}) for {who} in phase "
-                         f"{self.phase.name}; legal: {[A.action_to_string(a) for a in legal]}")
+        raise ValueError(f"illegal action {A.action_to_string(int(action))!r} ({action!r}) for "
+                         f"{who} in phase {self.phase.name}; legal: {A.describe_legal(legal)}")
+
+
+def stacked_deck(deck: Iterable[int | str] | None) -> list[int]:
+    """The top of a hand's deck asked for (None: nothing stacked) as distinct card ids, top
+    first: any sequence, array or iterator of ids or texts; a bad card raises ValueError."""
+    if deck is None:
+        return []
+    if isinstance(deck, str | bytes):
+        raise TypeError(f"a deck is a sequence of card ids or texts, not the string {deck!r}")
+    try:
+        return cards.parse_deck(list(deck))
+    except TypeError:
+        raise TypeError(f"a deck is a sequence of card ids or texts, not "
+                        f"{type(deck).__name__}") from None
 
 
 def replay(log: Sequence[Event], rules: RuleSet, rng_state: dict) -> Game:
