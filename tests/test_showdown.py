@@ -181,3 +181,89 @@ def test_seat_orders() -> None:
     orders = seat_orders(3)
     assert orders.tolist() == [[1, 2, 0], [2, 0, 1], [0, 1, 2]]
     assert not orders.flags.writeable
+
+
+def _reference_split(pot: int, live: list[bool], declared: list[int], low: list[float],
+                     high: list[float], low_rank: list[int], high_rank: list[int]) -> tuple:
+    """Rules sections 6 and 7 for one game, in plain Python: the oracle of the random tests
+    below (split_pot's array tricks must give the same numbers)."""
+    n = len(live)
+    seats_in = [s for s in range(n) if live[s]]
+    swings = [s for s in seats_in if declared[s] == A.DECLARE_SWING]
+
+    def winner(contenders: list[int], dist: list[float], rank: list[int]) -> int:
+        valid = [s for s in contenders if dist[s] < INF]
+        if not valid:
+            return NO_SEAT
+        best = min(dist[s] for s in valid)
+        tied = [s for s in valid if dist[s] <= best + TIE_TOLERANCE]
+        return max(tied, key=lambda s: (rank[s], -s))  # of equal ranks, the lowest seat
+
+    low_side = [s for s in seats_in if declared[s] in (A.DECLARE_LOW, A.DECLARE_SWING)]
+    high_side = [s for s in seats_in if declared[s] in (A.DECLARE_HIGH, A.DECLARE_SWING)]
+    low_w, high_w = winner(low_side, low, low_rank), winner(high_side, high, high_rank)
+    payouts = [0] * n
+    if low_w != NO_SEAT and low_w == high_w:  # only a Swing contends both sides
+        payouts[low_w] = pot
+        return payouts, 0, low_w, high_w, [s in swings and s != low_w for s in range(n)]
+    failed = [s in swings for s in range(n)]
+    low_w = winner([s for s in low_side if s not in swings], low, low_rank)
+    high_w = winner([s for s in high_side if s not in swings], high, high_rank)
+    if low_w == high_w == NO_SEAT:
+        share = pot // len(seats_in)
+        for s in seats_in:
+            payouts[s] = share
+        return payouts, pot - share * len(seats_in), low_w, high_w, failed
+    if low_side and high_side:
+        half = pot // 2
+        for w in (low_w, high_w):
+            if w != NO_SEAT:
+                payouts[w] += half if NO_SEAT not in (low_w, high_w) else 2 * half
+        return payouts, pot - 2 * half, low_w, high_w, failed
+    payouts[max(low_w, high_w)] = pot
+    return payouts, 0, low_w, high_w, failed
+
+
+_EDGE_DISTANCES = np.array([0, TIE_TOLERANCE / 2, TIE_TOLERANCE, 1.5 * TIE_TOLERANCE,
+                            2 * TIE_TOLERANCE, 0.25, 0.25 + TIE_TOLERANCE, 1, INF, INF])
+"""Distances within, at and beyond the tolerance of each other, and no valid equation."""
+
+
+@pytest.mark.parametrize("leading", [(), (37,), (3, 5)])
+def test_split_pot_matches_the_rules_on_random_showdowns(leading: tuple[int, ...]) -> None:
+    """Random tables of 1 to 8 seats, declarations, distances at the tolerance's edges and
+    shared ranks, on one game and on batches with one or two leading axes."""
+    rng = np.random.default_rng(len(leading))
+    for _ in range(150 if not leading else 20):
+        seats = int(rng.integers(1, 9))
+        live = rng.random((*leading, seats)) < rng.choice([0.5, 0.8, 1.0])
+        live[(*np.indices(leading), rng.integers(seats, size=leading))] = True  # a seat in
+        declared = np.where(live, rng.choice(list(A.DECLARATIONS), live.shape), NO_DECLARATION)
+        distances = rng.choice(_EDGE_DISTANCES, (*leading, 2, seats))
+        distances += rng.choice([0.0, 1 / 3], (*leading, 1, 1))  # away from 0 as well
+        ranks = rng.integers(0, 4, (*leading, 2, seats))
+        pot = rng.integers(0, 60, leading)
+        got = split_pot(pot, live, declared, distances, ranks)
+        assert got.payouts.shape == got.failed_swing.shape == live.shape
+        assert np.shape(got.house) == np.shape(got.low_winner) == leading
+        for game in np.ndindex(leading):
+            expected = _reference_split(int(pot[game]), live[game].tolist(),
+                                        declared[game].tolist(), *distances[game].tolist(),
+                                        *ranks[game].tolist())
+            row = (got.payouts[game].tolist(), int(got.house[game]), int(got.low_winner[game]),
+                   int(got.high_winner[game]), got.failed_swing[game].tolist())
+            assert row == expected, (game, expected, row)
+
+
+@pytest.mark.parametrize("tiebreak", ["key_card", "suit"])
+@pytest.mark.parametrize("leading", [(), (4,), (2, 3)])
+def test_tiebreak_rank_per_game_on_any_leading_axes(tiebreak: str,
+                                                    leading: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(0)
+    numbers = rng.permuted(np.broadcast_to(np.arange(44), (*leading, 44)), axis=-1)
+    numbers = numbers[..., :20].reshape(*leading, 5, 4)
+    ranks = tiebreak_rank(numbers, tiebreak)
+    assert ranks.shape == (*leading, 2, 5)
+    per_hand = (np.stack([key_card_rank(numbers, LOW), key_card_rank(numbers, HIGH)], -2)
+                if tiebreak == "key_card" else np.stack([suit_rank(numbers)] * 2, -2))
+    assert np.array_equal(ranks, per_hand)

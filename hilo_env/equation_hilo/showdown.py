@@ -69,7 +69,8 @@ _SUIT_RANK = (cards.NUM_SUITS - 1 - _SUIT) * cards.NUM_VALUES + _VALUE
 strongest), then by value."""
 
 # Scalars as 0-d arrays: a ufunc whose other operands are 0-d arrays, or arrays of its own
-# shape and type, takes NumPy's fast path, which a Python scalar leaves.
+# shape and type, takes NumPy's fast path, which a Python scalar leaves. (The engine calls
+# these functions on one game, where such overheads are most of the cost.)
 _INF = np.array(np.inf)
 _TIE_TOLERANCE = np.array(TIE_TOLERANCE)
 _NO_SEAT = np.array(NO_SEAT)
@@ -82,6 +83,8 @@ that a side contested only by such seats is told from a side without contenders 
 and beyond any equation's distance, so that it never wins (a float32 holds it too)."""
 _SWING = np.array(A.DECLARE_SWING)
 _ONE = np.int64(1)
+"""One as a NumPy integer: NumPy multiplies a Python int by a bool scalar slowly, and an int
+scalar by it quickly."""
 
 _ROUNDS = 2
 """The rounds of :func:`split_pot`: round 0 counts every contender, round 1 leaves out the
@@ -175,7 +178,7 @@ def suit_rank(numbers: Array, xp: ModuleType = np) -> Array:
     between hands of as many cards.
     """
     ranked = xp.sort(xp.asarray(_SUIT_RANK).take(numbers), axis=-1)  # weakest card first
-    return ranked @ _suit_weights(ranked.shape[-1])
+    return ranked.dot(_suit_weights(ranked.shape[-1]))
 
 
 def tiebreak_rank(numbers: Array, tiebreak: str, xp: ModuleType = np) -> Array:
@@ -185,7 +188,7 @@ def tiebreak_rank(numbers: Array, tiebreak: str, xp: ModuleType = np) -> Array:
 
     The ranks of :func:`key_card_rank` and :func:`suit_rank`, in few array calls: the engine
     calls this on every showdown, a batch of one game, where each call costs more than its
-    arithmetic. (A ``key_card`` result may be a view with the side axis laid out first.)
+    arithmetic. (For more than one game the result is a view of an array laid out sides first.)
     """
     if tiebreak == KEY_CARD:  # both sides' ranks of every card: (side, ..., seats, cards)
         return _sides_before_seats(xp.asarray(_KEY_RANK).take(numbers, axis=1).max(-1))
@@ -274,6 +277,5 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
     # Halves: both sides contested in round 0, and the sides paid to different seats (or one
     # paid, the other orphaned), so neither a Swing paid for both nor the house rule.
     halves = (best[0, LOW] < xp.inf) & (best[0, HIGH] < xp.inf) & (low != high)
-    # (_ONE: NumPy multiplies a Python int by a bool scalar slowly, an int scalar quickly.)
     each = (pot - pot % 2 * _ONE * halves) // (count + (count == 0))  # no seat in: no parts
     return PotSplit(parts * each[..., None], pot - count * each, low, high, failed)
