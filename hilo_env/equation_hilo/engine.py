@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import compress
+from operator import sub
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -440,7 +441,7 @@ class Game:
         if house:
             self.house += house
             self._log("house", -1, house)
-        net = [p - w for p, w in zip(payouts, self.wagers, strict=True)]
+        net = list(map(sub, payouts, self.wagers))
         self.result = HandResult(payouts=payouts, net=net, house=house,
                                  declarations=list(self.declarations), solutions=solutions,
                                  **outcome)

@@ -178,7 +178,7 @@ def suit_rank(numbers: Array, xp: ModuleType = np) -> Array:
     between hands of as many cards.
     """
     ranked = xp.sort(xp.asarray(_SUIT_RANK).take(numbers), axis=-1)  # weakest card first
-    return ranked.dot(_suit_weights(ranked.shape[-1]))
+    return ranked @ _suit_weights(ranked.shape[-1])
 
 
 def tiebreak_rank(numbers: Array, tiebreak: str, xp: ModuleType = np) -> Array:
