@@ -59,7 +59,7 @@ class Phase(IntEnum):
 _BET, _DISCARD, _DECLARE, _HAND_OVER, _MATCH_OVER = Phase
 
 
-_new_tuple = tuple.__new__
+_new_tuple = tuple.__new__  # builds an Event from its fields' tuple (see Game._log)
 
 
 class Event(NamedTuple):
