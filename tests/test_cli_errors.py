@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from hilo_env import cli
+from hilo_env.agents import names as agent_names
 from hilo_env.cli import EXIT_USAGE, main
 from hilo_env.equation_hilo.rules import MAX_STARTING_STACK, MAX_YAML_BYTES, RuleSet
 from hilo_env.training.config import TrainConfig
@@ -299,7 +300,9 @@ def test_help_shows_defaults_agents_and_no_double_percent(
     assert all("%%" not in text for text in texts.values())
     flat = {command: " ".join(text.split()) for command, text in texts.items()}  # any width
     assert "95% confidence" in flat["tournament"]
-    assert "ppo, ppo:PATH" in flat["tournament"] and "ppo, ppo:PATH" in flat["play"]
+    for name in agent_names():  # plain ppo too, and any agent another test registered
+        assert name in flat["tournament"] and name in flat["play"]
+    assert "ppo, " in flat["tournament"] and "ppo, " in flat["play"]
     assert "(default: standard)" in flat["demo"] and "(default: 0)" in flat["solve"]
     assert "(default: +-/)" in flat["solve"] and "(default: heuristic)" in flat["play"]
     assert "total wager" in flat["play"]

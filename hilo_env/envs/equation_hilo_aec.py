@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from hilo_env.envs.card_game_env import CardGameEnv
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.equation_hilo import actions as A
@@ -55,12 +55,15 @@ RESET_OPTIONS = ("deck",)
 """The keys ``reset(options=...)`` reads."""
 
 
-class raw_env(AECEnv):
+class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`equation_hilo.engine.Game`."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
                                           "name": "hilo_v0",
                 "is_parallelizable": False, "render_fps": 1}
+    actions = A
+    mask_of = staticmethod(action_mask)
+    text_of = staticmethod(render_text)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
                  **overrides: Any) -> None:
@@ -86,12 +89,6 @@ class raw_env(AECEnv):
         self.game: Game | None = None
         self._obs: dict[str, dict[str, np.ndarray]] = {}
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     # ---- the AEC API ----------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -110,20 +107,6 @@ class raw_env(AECEnv):
         self._obs = {}
         self._hand_ended = False
         self.agent_selection = self.possible_agents[self.game.current_player]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation and action mask, built once per state and agent."""
-        obs = self._obs.get(agent)
-        if obs is None:
-            seat = self._seats[agent]
-            game = self.game
-            if game.current_player == seat and agent == self.agent_selection:
-                mask = action_mask(game)
-            else:
-                mask = np.zeros(self._num_actions, dtype=np.int8)
-            obs = self._obs[agent] = {"observation": self.encoder.encode(game, seat),
-                                      "action_mask": mask}
-        return obs
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -194,40 +177,10 @@ class raw_env(AECEnv):
                              f"0..{self._num_actions - 1}")
         return int(action)
 
-    def render(self) -> str | None:
-        """``ansi``: the table as the player to act sees it (its hidden card shown), returned;
-        ``human``: printed as a spectator sees it (hidden cards only at the showdown);
+    def render(self) -> Any:
+        """As :meth:`CardGameEnv.render` (``ansi``: the player to act's view, its hidden card
+        shown; ``human``: a spectator's, hidden cards only at the showdown), and
         ``rgb_array``: a spectator's picture of the table (:mod:`equation_hilo.picture`)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any "
-                                  "render mode: pass render_mode='ansi' or 'human' to the env.")
-            return None
-        if self.render_mode == "human":
-            print(render_text(self.game, viewer=None) + "\n")
-            return None
         if self.render_mode == "rgb_array":
             return picture(self.game, viewer=None)
-        return render_text(self.game, self.game.current_player)
-
-    def close(self) -> None:
-        pass
-
-    # ---- action text ----------------------------------------------------------------------
-
-    def action_to_string(self, action: int) -> str:
-        """Text form of an action id (``fold``, ``raise 5``, ``discard +``, ``swing``...)."""
-        if not 0 <= int(action) < self.action_spaces[self.possible_agents[0]].n:
-            raise ValueError(f"action {action!r} is outside this env's action space")
-        return A.action_to_string(int(action))
-
-    def string_to_action(self, text: str) -> int:
-        """The id of an action text that is legal now; otherwise a ValueError naming the legal."""
-        legal = self.game.legal_actions() if self.game is not None else []
-        legal_text = [A.action_to_string(a) for a in legal]
-        try:
-            action = A.string_to_action(text)
-        except ValueError:
-            raise ValueError(f"unknown action {text!r}; legal now: {legal_text}") from None
-        if action not in legal:
-            raise ValueError(f"action {text!r} is not legal now; legal now: {legal_text}")
-        return action
+        return super().render()

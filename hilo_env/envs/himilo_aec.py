@@ -34,6 +34,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from hilo_env.envs.card_game_env import CardGameEnv
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.himilo import actions as A
@@ -55,12 +56,15 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
                         **overrides))
 
 
-class raw_env(AECEnv):
+class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`himilo.engine.Round`."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"],
                                           "name": "himilo_v0", "is_parallelizable": False,
                                           "render_fps": 1}
+    actions = A
+    mask_of = staticmethod(action_mask)
+    text_of = staticmethod(render_text)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
                  shaping_weight: float = 1.0, **overrides: Any) -> None:
@@ -81,6 +85,7 @@ class raw_env(AECEnv):
         self.agents = self.possible_agents[:]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = Encoder(self.rules)
+        self._num_actions = A.NUM_ACTIONS
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
@@ -90,12 +95,6 @@ class raw_env(AECEnv):
         self._rng = np.random.default_rng()
         self.game: Round | None = None
         self._obs: dict[str, dict[str, np.ndarray]] = {}
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # ---- the AEC API ----------------------------------------------------------------------
 
@@ -115,19 +114,6 @@ class raw_env(AECEnv):
         self.infos = {a: self._info(0.0, 0.0) for a in self.agents}
         self._obs = {}
         self.agent_selection = self.possible_agents[self.game.current_player]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation and action mask (all zeros unless it is to act)."""
-        obs = self._obs.get(agent)
-        if obs is None:
-            seat, game = self._seats[agent], self.game
-            if game.current_player == seat and agent == self.agent_selection:
-                mask = action_mask(game)
-            else:
-                mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            obs = self._obs[agent] = {"observation": self.encoder.encode(game, seat),
-                                      "action_mask": mask}
-        return obs
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -159,33 +145,3 @@ class raw_env(AECEnv):
         game = self.game
         return {"team_outcome": outcome, "shaping": term,
                 "tricks_won": len(game.taken[seat]), "trick": game.trick}
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        text = render_text(self.game, self.game.current_player)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
-
-    # ---- action text ----------------------------------------------------------------------
-
-    def action_to_string(self, action: int) -> str:
-        """Text form of an action id: ``play 7S``, ``pass 12C``, ``bid high``."""
-        return A.action_to_string(int(action))
-
-    def string_to_action(self, text: str) -> int:
-        """The id of an action text that is legal now; otherwise ValueError naming the legal."""
-        legal = self.game.legal_actions() if self.game is not None else []
-        legal_text = [A.action_to_string(a) for a in legal]
-        try:
-            action = A.string_to_action(text)
-        except ValueError:
-            raise ValueError(f"unknown action {text!r}; legal now: {legal_text}") from None
-        if action not in legal:
-            raise ValueError(f"action {text!r} is not legal now; legal now: {legal_text}")
-        return action

@@ -1,0 +1,83 @@
+"""What every game's PettingZoo AEC env shares, written once: spaces by agent, an observation
+built at most once per state and agent, the render modes, and action texts.
+
+A game's env subclasses :class:`CardGameEnv` and sets, besides the AEC attributes
+(``possible_agents``, ``observation_spaces``, ``action_spaces``, ``agent_selection``...):
+``game`` (its engine's state, with ``current_player`` and ``legal_actions()``), ``encoder``
+(``encode(game, seat)``), ``_seats`` (agent -> seat), ``_num_actions``, ``_obs`` (emptied
+whenever the state changes), and three class attributes: ``actions`` (the game's actions
+module: ``action_to_string``, ``string_to_action``), ``mask_of`` (``action_mask(game)``) and
+``text_of`` (``render_text(game, viewer)``).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+
+class CardGameEnv(AECEnv):
+    """The plumbing of a card game's AEC env (see the module docstring)."""
+
+    actions: ClassVar[ModuleType]
+    mask_of: ClassVar[Any]
+    text_of: ClassVar[Any]
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask (all zeros unless it is to act), built once
+        per state and agent."""
+        obs = self._obs.get(agent)
+        if obs is None:
+            seat, game = self._seats[agent], self.game
+            if game.current_player == seat and agent == self.agent_selection:
+                mask = type(self).mask_of(game)
+            else:
+                mask = np.zeros(self._num_actions, dtype=np.int8)
+            obs = self._obs[agent] = {"observation": self.encoder.encode(game, seat),
+                                      "action_mask": mask}
+        return obs
+
+    def render(self) -> Any:
+        """``ansi``: the table as the player to act sees it, returned; ``human``: printed as a
+        spectator sees it (nobody's hidden cards); with no render mode, a warning."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any "
+                                  "render mode: pass render_mode='ansi' or 'human' to the env.")
+            return None
+        if self.render_mode == "human":
+            print(type(self).text_of(self.game, None) + "\n")
+            return None
+        return type(self).text_of(self.game, self.game.current_player)
+
+    def close(self) -> None:
+        pass
+
+    def action_to_string(self, action: int) -> str:
+        """The text of an action id of this env's space."""
+        if not 0 <= int(action) < self._num_actions:
+            raise ValueError(f"action {action!r} is outside this env's action space "
+                             f"0..{self._num_actions - 1}")
+        return self.actions.action_to_string(int(action))
+
+    def string_to_action(self, text: str) -> int:
+        """The id of an action text that is legal now; otherwise a ValueError naming the legal."""
+        legal = self.game.legal_actions() if self.game is not None else []
+        legal_text = [self.actions.action_to_string(a) for a in legal]
+        try:
+            action = self.actions.string_to_action(text)
+        except ValueError:
+            raise ValueError(f"unknown action {text!r}; legal now: {legal_text}") from None
+        if action not in legal:
+            raise ValueError(f"action {text!r} is not legal now; legal now: {legal_text}")
+        return action
