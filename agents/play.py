@@ -180,7 +180,7 @@ def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", hands: 
             hint = equations_text(game, seat)
             if hint:
                 say(hint)
-            action = _ask(game.legal_actions(), read_line, say)
+            action = ask(game.legal_actions(), read_line, say, parse_command, _help_lines)
             if action is None:
                 say("Bye.")
                 return game.stacks[seat] - rules.starting_stack  # the wager is forfeit
@@ -239,9 +239,12 @@ def terminal_reader(stream: TextIO | None = None) -> Callable[[str], str]:
     return read
 
 
-def _ask(legal: list[int], read_line: Callable[[str], str],
-         say: Callable[[str], None]) -> int | None:
-    """Read commands until a legal one; None to stop (quit, end of input, Ctrl-C)."""
+def ask(legal: list[int], read_line: Callable[[str], str], say: Callable[[str], None],
+        parse: Callable[[str, list[int]], int], help_lines: Callable[[list[int]], list[str]],
+        help_words: Sequence[str] = HELP_WORDS) -> int | None:
+    """Read commands until ``parse`` takes one as a legal action (its ValueError is said and
+    the prompt asked again); ``help_words`` say ``help_lines(legal)``; None to stop (a quit
+    word, end of input, Ctrl-C). Every game's terminal play asks through it."""
     while True:
         try:
             text = read_line(PROMPT)
@@ -251,14 +254,18 @@ def _ask(legal: list[int], read_line: Callable[[str], str],
         word = " ".join(text.strip().lower().split())
         if word in QUIT_WORDS:
             return None
-        if word in HELP_WORDS:
-            say(f"Legal now: {A.describe_legal(legal)}")
-            say(_wrap(SHORTCUTS_HELP))
+        if word in help_words:
+            for line in help_lines(legal):
+                say(line)
             continue
         try:
-            return parse_command(text, legal)
+            return parse(text, legal)
         except ValueError as exc:
             say(str(exc))
+
+
+def _help_lines(legal: list[int]) -> list[str]:
+    return [f"Legal now: {A.describe_legal(legal)}", _wrap(SHORTCUTS_HELP)]
 
 
 def demo(names: Sequence[str] | None = None, rules: RuleSet | str = "standard",

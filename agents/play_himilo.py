@@ -17,16 +17,12 @@ from typing import TextIO
 import numpy as np
 
 from hilo_env.agents.himilo import make
-from hilo_env.agents.play import terminal_reader
+from hilo_env.agents.play import ask, terminal_reader
 from hilo_env.himilo import actions as A
 from hilo_env.himilo.engine import WIN, Round
 from hilo_env.himilo.observation import Encoder, action_mask
 from hilo_env.himilo.render import describe_legal, player_name, render_text
 from hilo_env.himilo.rules import RuleSet, resolve
-
-QUIT_WORDS = ("quit", "exit", "q")
-HELP_WORDS = ("", "help", "?", "h")
-PROMPT = "your action> "
 
 
 def parse_command(text: str, legal: Sequence[int]) -> int:
@@ -92,7 +88,7 @@ def play(teammates: str = "team", rules: RuleSet | str = "standard", rounds: int
                 game.step(action)
                 continue
             say(render_text(game, viewer=seat))
-            action = _ask(game.legal_actions(), read_line, say)
+            action = ask(game.legal_actions(), read_line, say, parse_command, _help_lines)
             if action is None:
                 say("Bye.")
                 return won
@@ -104,23 +100,5 @@ def play(teammates: str = "team", rules: RuleSet | str = "standard", rounds: int
     return won
 
 
-def _ask(legal: list[int], read_line: Callable[[str], str],
-         say: Callable[[str], None]) -> int | None:
-    """Read commands until a legal one; None to stop (quit, end of input, Ctrl-C)."""
-    while True:
-        try:
-            text = read_line(PROMPT)
-        except (EOFError, KeyboardInterrupt):
-            say("")
-            return None
-        word = " ".join(text.strip().lower().split())
-        if word in QUIT_WORDS:
-            return None
-        if word in HELP_WORDS:
-            say(f"Legal now: {describe_legal(legal)}")
-            continue
-        try:
-            return parse_command(text, legal)
-        except ValueError as exc:
-            say(str(exc))
-
+def _help_lines(legal: list[int]) -> list[str]:
+    return [f"Legal now: {describe_legal(legal)}"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from hilo_env.agents.lohi import make
-from hilo_env.agents.play import terminal_reader
+from hilo_env.agents.play import ask, terminal_reader
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.cards import RANK_OF_TEXT
 from hilo_env.lohi.engine import Game, SeededShuffle
@@ -23,11 +23,10 @@ from hilo_env.lohi.observation import Encoder, action_mask
 from hilo_env.lohi.render import player_name, render_text
 from hilo_env.lohi.rules import RuleSet, resolve
 
-QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("", "help", "?")
+"""The words that list the legal actions (not ``h``: that is ``higher``)."""
 SHORTCUTS = {"p": A.PICK_UP_TEXT, "pick": A.PICK_UP_TEXT, "pickup": A.PICK_UP_TEXT,
              "h": A.HIGHER_TEXT, "l": A.LOWER_TEXT}
-PROMPT = "your action> "
 
 
 def parse_command(text: str, legal: Sequence[int]) -> int:
@@ -83,7 +82,8 @@ def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", games: 
                 say(f"  {player_name(s)} ({opponent}): {A.TEXTS[action]}")
             else:
                 say(render_text(game, viewer=seat))
-                action = _ask(game.legal_actions(), read_line, say)
+                action = ask(game.legal_actions(), read_line, say, parse_command, _help_lines,
+                             HELP_WORDS)
                 if action is None:
                     say("Bye.")
                     return total + game.payoffs[seat]
@@ -102,21 +102,5 @@ def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", games: 
     return total
 
 
-def _ask(legal: list[int], read_line: Callable[[str], str],
-         say: Callable[[str], None]) -> int | None:
-    """Read commands until a legal one; None to stop (quit or end of input)."""
-    while True:
-        try:
-            text = read_line(PROMPT)
-        except EOFError:
-            return None
-        word = text.strip().lower()
-        if word in QUIT_WORDS:
-            return None
-        if word in HELP_WORDS:
-            say("Legal now: " + ", ".join(A.TEXTS[a] for a in legal))
-            continue
-        try:
-            return parse_command(text, legal)
-        except ValueError as exc:
-            say(str(exc))
+def _help_lines(legal: list[int]) -> list[str]:
+    return ["Legal now: " + ", ".join(A.TEXTS[a] for a in legal)]
