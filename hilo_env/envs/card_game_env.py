@@ -28,6 +28,28 @@ class CardGameEnv(AECEnv):
     mask_of: ClassVar[Any]
     text_of: ClassVar[Any]
 
+    def _seat_players(self, render_mode: str | None, names: list[str], encoder: Any,
+                      num_actions: int, observation_high: float) -> None:
+        """Check ``render_mode``; set the agents (one per name, seat order), the encoder, the
+        spaces (``Dict`` of observation and mask; ``Discrete(num_actions)``) and an empty
+        observation cache."""
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of "
+                             f"{self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.possible_agents = list(names)
+        self.agents = self.possible_agents[:]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = encoder
+        self._num_actions = num_actions
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, observation_high, (encoder.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self._obs: dict[str, dict[str, np.ndarray]] = {}
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 

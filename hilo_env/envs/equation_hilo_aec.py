@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hilo_env.envs.card_game_env import CardGameEnv
@@ -68,26 +67,12 @@ class raw_env(CardGameEnv):
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
                  **overrides: Any) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of "
-                             f"{self.metadata['render_modes']}")
         self.rules = resolve(rules, **overrides)
-        self.render_mode = render_mode
         n = self.rules.num_players
-        self.possible_agents = [player_name(i) for i in range(n)]
-        self.agents = self.possible_agents[:]
-        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = Encoder(self.rules)
-        self._num_actions = num_actions = A.num_actions(self.rules.max_cap)
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, float(max(n, 3)), (self.encoder.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self._seat_players(render_mode, [player_name(i) for i in range(n)], Encoder(self.rules),
+                           A.num_actions(self.rules.max_cap), float(max(n, 3)))
         self._rng = np.random.default_rng()
         self.game: Game | None = None
-        self._obs: dict[str, dict[str, np.ndarray]] = {}
 
     # ---- the AEC API ----------------------------------------------------------------------
 

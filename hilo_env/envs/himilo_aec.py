@@ -31,7 +31,6 @@ import copy
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hilo_env.envs.card_game_env import CardGameEnv
@@ -72,29 +71,15 @@ class raw_env(CardGameEnv):
         ``shaping_weight`` scales the shaping terms added to the rewards when
         ``shaping="constraints"``."""
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of "
-                             f"{self.metadata['render_modes']}")
         self.rules = resolve(rules, **overrides)
-        self.render_mode = render_mode
         self.shaping_weight = float(shaping_weight)
         self._shaping = self.rules.shaping == CONSTRAINT_SHAPING
         n = self.rules.num_players
         self._constraints = tricks.num_constraints(n)
-        self.possible_agents = [player_name(i) for i in range(n)]
-        self.agents = self.possible_agents[:]
-        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = Encoder(self.rules)
-        self._num_actions = A.NUM_ACTIONS
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
+        self._seat_players(render_mode, [player_name(i) for i in range(n)], Encoder(self.rules),
+                           A.NUM_ACTIONS, 1.0)
         self._rng = np.random.default_rng()
         self.game: Round | None = None
-        self._obs: dict[str, dict[str, np.ndarray]] = {}
 
     # ---- the AEC API ----------------------------------------------------------------------
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hilo_env.envs.card_game_env import CardGameEnv
@@ -61,25 +59,12 @@ class raw_env(CardGameEnv):
         """``rules``: a preset name (``standard``, ``single_round``) or a RuleSet;
         ``overrides``: rule fields, such as ``num_players=3``."""
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of "
-                             f"{self.metadata['render_modes']}")
         self.rules = resolve(rules, **overrides)
-        self.render_mode = render_mode
-        self.possible_agents = [player_name(i) for i in range(self.rules.num_players)]
-        self.agents = self.possible_agents[:]
-        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = Encoder(self.rules)
-        self._num_actions = A.NUM_ACTIONS
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
+        self._seat_players(render_mode,
+                           [player_name(i) for i in range(self.rules.num_players)],
+                           Encoder(self.rules), A.NUM_ACTIONS, 1.0)
         self._shuffle = SeededShuffle()
         self.game: Game | None = None
-        self._obs: dict[str, dict[str, np.ndarray]] = {}
 
     # ---- the AEC API ----------------------------------------------------------------------
 
