@@ -165,7 +165,7 @@ _CANONICAL = {"".join(p): "".join(sorted(p, key=OPERATORS.index))
 _MULTISET_IDS = {m: i for i, m in enumerate(
     itertools.combinations_with_replacement(range(NUM_VALUES), NUM_NUMBERS))}
 """Sorted 4-tuple of values -> its multiset id (lexicographic order)."""
-_SOLUTION_CACHE_SIZE = 2048  # solutions kept, about 1.2 kB each: the engine's hands repeat
+_SOLUTION_CACHE_SIZE = 8192  # about 1.2 kB each: a 6-player engine game meets ~5,600 distinct hands
 
 
 # ---------------------------------------------------------------------------------------------
