@@ -10,6 +10,8 @@
 |                 | ``hilo train configs/train/ppo_standard.yaml``)                |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
+| ``loose``,      | the gauntlet's scripted styles, :mod:`agents.gauntlet`         |
+| ``tight``, ...  | (``gauntlet.STYLES``)                                          |
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from hilo_env.agents import gauntlet
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
 from hilo_env.equation_hilo.rules import RuleSet, resolve, short_repr
@@ -37,6 +40,7 @@ _REGISTRY: dict[str, AgentFactory] = {
     "caller": CallerAgent,
     "heuristic": HeuristicAgent,
     "ppo": _shipped_ppo,
+    **{name: gauntlet.factory(name) for name in gauntlet.STYLES},
 }
 
 
