@@ -10,6 +10,9 @@ The ids are public API (observations, stacked decks, logs and the CLI all use th
 
 Suits, strongest first for High ties: Gold (``G``), Silver (``S``), Bronze (``B``),
 Black (``K``, "Dirt" in the classic rules).
+
+A smaller deck (the rule fields ``deck_values``, ``deck_suits``, ``deck_multiply``,
+``deck_roots``) is a subset of these ids, :func:`deck_ids`; no id or text changes.
 """
 
 from __future__ import annotations
@@ -142,10 +145,12 @@ def parse_deck(cards: Iterable[int | str]) -> list[int]:
     return out
 
 
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX_ROUNDS = ((np.uint64(30), np.uint64(0xBF58476D1CE4E5B9)),
-               (np.uint64(27), np.uint64(0x94D049BB133111EB)))
-_FINAL_SHIFT = np.uint64(31)
+# The constants as 0-d arrays: a ufunc whose other operand is a 0-d array takes NumPy's fast
+# path, which a NumPy scalar leaves (the engine keys one small deck at a time).
+_GOLDEN_GAMMA = np.array(0x9E3779B97F4A7C15, dtype=np.uint64)
+_MIX_ROUNDS = tuple((np.array(shift, dtype=np.uint64), np.array(multiplier, dtype=np.uint64))
+                    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)))
+_FINAL_SHIFT = np.array(31, dtype=np.uint64)
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -177,13 +182,38 @@ def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
         return _mix64(base + ids)
 
 
-def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = ()) -> list[int]:
-    """A full 52-card deck, ``top`` first (ids or texts, top first), the rest shuffled by ``rng``.
+def deck_ids(values: Iterable[int] = range(NUM_VALUES), suits: int = NUM_SUITS,
+             multiply: int = 4, roots: int = 4) -> tuple[int, ...]:
+    """The ids of a deck, ascending: the number cards of ``values`` in the first ``suits``
+    suits (Gold first), the first ``multiply`` × ids and the first ``roots`` √ ids."""
+    numbers = sorted(number_card(v, s) for v in values for s in range(suits))
+    return (*numbers, *range(FIRST_MULTIPLY, FIRST_MULTIPLY + multiply),
+            *range(FIRST_ROOT, FIRST_ROOT + roots))
+
+
+FULL_DECK = deck_ids()
+"""All 52 ids."""
+
+
+def check_in_deck(stacked: Iterable[int], ids: tuple[int, ...]) -> None:
+    """Raise ValueError naming the stacked cards that a deck of ``ids`` does not hold."""
+    outside = [card_str(c) for c in stacked if c not in ids]
+    if outside:
+        raise ValueError(f"card(s) {outside} are not in this deck (its rules leave them out)")
+
+
+def shuffled_deck(rng: np.random.Generator, top: Iterable[int | str] = (),
+                  ids: tuple[int, ...] = FULL_DECK) -> list[int]:
+    """The deck of ``ids`` (by default all 52 cards), ``top`` first (ids or texts, top first),
+    the rest shuffled by ``rng``; a stacked card outside the deck raises ValueError.
 
     The returned list is in draw order: index 0 is the top card.
     """
     stacked = parse_deck(top)
+    full = len(ids) == DECK_SIZE
+    if not full:
+        check_in_deck(stacked, ids)
     if not stacked:
-        return rng.permutation(DECK_SIZE).tolist()
-    rest = np.setdiff1d(np.arange(DECK_SIZE), np.asarray(stacked, dtype=np.int64))
+        return (rng.permutation(DECK_SIZE) if full else rng.permutation(np.array(ids))).tolist()
+    rest = np.setdiff1d(np.asarray(ids), np.asarray(stacked, dtype=np.int64))
     return stacked + rng.permutation(rest).tolist()

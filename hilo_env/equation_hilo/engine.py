@@ -33,16 +33,15 @@ from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo import showdown as S
 from hilo_env.equation_hilo.rules import BET, HIDDEN, UP, RuleSet
-from hilo_env.equation_hilo.solver import NUM_NUMBERS, Solution, solve_unchecked
+from hilo_env.equation_hilo.solver import Solution, solve_unchecked
 
 BASE_OPERATORS = ("+", "-", "/")
+"""The operators every player starts a hand with under the default ``base_operators``
+(the batch simulators support only these); a game reads its rule set's."""
 ACTION_TYPES = (int, np.integer)
 """What an action id may be: a Python or NumPy integer."""
 SIDE_NAMES = ("low", "high")
 """The sides as the hand history and :class:`Solution` name them, in showdown's side order."""
-_NO_CARDS = (0,) * NUM_NUMBERS
-"""Stands in for the number cards of a seat out of the showdown, whose tie-break rank is
-never compared."""
 
 
 class Phase(IntEnum):
@@ -100,6 +99,10 @@ def _seat_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, S.seat_orders(num_players).tolist()))
 
 
+_CARD_IDS = np.arange(cards.DECK_SIZE)
+"""Every card id, whose reshuffle keys order the deck: a constant array costs less to key
+than the deck's list of ids."""
+
 _NOT_COMPARED = ("rng", "_legal", "_options")
 """What :meth:`Game.__eq__` leaves out: the generator (its state is compared instead) and the
 per-state caches of the legal actions and the bet options."""
@@ -115,6 +118,8 @@ class Game:
         self.rules = rules
         self.num_players = n
         self._orders = _seat_orders(n)
+        self._deck_ids = cards.deck_ids(rules.deck_values, rules.deck_suits,
+                                        rules.deck_multiply, rules.deck_roots)
         self.rng = rng
         self.rng_start = rng.bit_generator.state
         self.stacks = [rules.starting_stack] * n
@@ -195,6 +200,7 @@ class Game:
             raise ValueError(f"the next hand starts only after a hand is over (phase is "
                              f"{self.phase.name})")
         stacked = stacked_deck(deck)  # checked before anything changes
+        cards.check_in_deck(stacked, self._deck_ids)
         n = self.num_players
         self.button = next(s for s in ((self.button + i) % n for i in range(1, n + 1))
                            if not self.eliminated[s])
@@ -223,15 +229,16 @@ class Game:
 
     def _start_hand(self, deck: list[int]) -> None:
         n = self.num_players
+        shuffled = cards.shuffled_deck(self.rng, deck, self._deck_ids)  # a bad deck raises here
         self.hand_number += 1
-        self.deck = cards.shuffled_deck(self.rng, deck)[::-1]
+        self.deck = shuffled[::-1]
         self.hand_seed = int(self.rng.integers(0, 2**63))
         self.reshuffles = 0
         self.in_hand = [not e for e in self.eliminated]
         self.hidden: list[int] = [-1] * n
         self.up: list[list[int]] = [[] for _ in range(n)]
         self.set_aside: list[int] = []
-        self.operators = [list(BASE_OPERATORS) for _ in range(n)]
+        self.operators = [list(self.rules.base_operators) for _ in range(n)]
         self.roots = [0] * n
         self.multiplies = [0] * n
         self.declarations: list[int | None] = [None] * n
@@ -288,10 +295,9 @@ class Game:
     def _put_back(self, seat: int, card: int) -> None:
         """A special that may not be kept goes back into the deck, which is reshuffled: the
         cards in descending order of their keys, so that the last (the top) has the smallest."""
-        deck = self.deck
-        deck.append(card)
-        order = cards.reshuffle_keys(self.hand_seed, self.reshuffles, deck).argsort().tolist()
-        self.deck = [deck[i] for i in reversed(order)]
+        self.deck.append(card)
+        keys = cards.reshuffle_keys(self.hand_seed, self.reshuffles, _CARD_IDS).tolist()
+        self.deck.sort(key=keys.__getitem__, reverse=True)  # keys are distinct: no ties
         self.reshuffles += 1
         self._log("return", seat, card)
 
@@ -411,7 +417,7 @@ class Game:
         n, rules, live = self.num_players, self.rules, self._live_order()
         solutions: list[Solution | None] = [None] * n
         distances = [[math.inf] * n, [math.inf] * n]  # [side][seat]
-        hands = [_NO_CARDS] * n
+        hands = [(0,) * rules.numbers_per_hand] * n  # seats out: ranks never compared
         for seat in live:
             hand = hands[seat] = self.number_cards(seat)
             sol = solutions[seat] = solve_unchecked([c // cards.NUM_SUITS for c in hand],
@@ -466,11 +472,8 @@ class Game:
             return [A.FOLD, check_or_call, *range(lowest, highest + 1)]
         if self.phase == _DISCARD:
             held = self.operators[seat]
-            return [A.DISCARDS[op] for op in self._discardable() if op in held]
+            return [A.DISCARDS[op] for op in self.rules.discardable_operators if op in held]
         return [A.DECLARE_LOW, A.DECLARE_HIGH] + ([A.DECLARE_SWING] if self.rules.swing else [])
-
-    def _discardable(self) -> str:
-        return self.rules.multiply_discards.replace("x", "*")
 
     def _reject(self, action: int, legal: list[int]) -> None:
         size = A.num_actions(self.rules.max_cap)
