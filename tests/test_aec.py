@@ -66,13 +66,19 @@ def test_split_pot_odd_chip_rewards_sum_to_minus_house() -> None:
 
 
 def test_infos_at_the_end() -> None:
+    """Numbers in infos (tests/test_infos.py), the texts from result_texts."""
+    assert hilo_env.raw_env().result_texts("player_0")["declaration"] is None
     env = scripted(["8G", "0G", "x", "3G", "0S", "1G", "0B", "4G", "0K"],
                    ["discard +", "check", "check", "check", "check", "high", "low"])
     info = env.infos["player_0"]
-    assert info["declaration"] == "High" and info["high_distance"] == 0.0
-    assert "×" in info["high_equation"] and info["payout"] == 2 and info["net"] == 1
-    assert env.infos["player_1"]["declaration"] == "Low"
-    assert env.infos["player_1"]["low_equation"] is None  # four zeros: no valid equation
+    assert info["declaration"] == A.DECLARE_HIGH and info["high_distance"] == 0.0
+    assert info["payout"] == 2 and info["net"] == 1 and info["hand"] == 1
+    texts = env.result_texts("player_0")
+    assert texts["declaration"] == "High" and "×" in texts["high_equation"]
+    assert env.infos["player_1"]["declaration"] == A.DECLARE_LOW
+    assert env.infos["player_1"]["low_distance"] == -1  # four zeros: no valid equation
+    texts = env.result_texts("player_1")
+    assert texts["declaration"] == "Low" and texts["low_equation"] is None
 
 
 def test_action_strings() -> None:

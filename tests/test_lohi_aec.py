@@ -51,7 +51,8 @@ def test_game_reward(n: int, rewards: list[float]) -> None:
                    rules="single_round")
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert [env._cumulative_rewards[a] for a in env.possible_agents] == rewards
-    assert env.infos["player_0"]["round_winners"] == [0]
+    assert env.infos["player_0"]["round_winner"] == 0 == env.game.round_winners[-1]
+    assert env.infos["player_0"]["rounds_won"] == 1
 
 
 def test_round_reward_is_paid_when_the_round_ends() -> None:
@@ -59,7 +60,8 @@ def test_round_reward_is_paid_when_the_round_ends() -> None:
                    round_reward=0.5)
     assert env.rewards == {"player_0": 0.5, "player_1": -0.5}
     assert not any(env.terminations.values())
-    assert env.infos["player_1"] == {"round": 2, "round_winners": [0]}
+    assert env.infos["player_1"] == {"round": 2, "round_winner": 0, "rounds_won": 0}
+    assert all(type(v) is int for info in env.infos.values() for v in info.values())
     env.step(env.string_to_action("pick up"))
     assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
 

@@ -13,6 +13,12 @@
 | render modes      | ``ansi`` (text, as the player to act sees it), ``human`` (printed, as a  |
 |                   | spectator sees it), ``rgb_array`` (a spectator's picture, uint8 H×W×3)   |
 
+``infos`` hold numbers only, so libraries can store them in arrays; they describe the last
+finished hand (zeros and -1 before one ends): ``hand``, ``declaration`` (the declaration
+action id, ``-1`` for none), ``low_distance`` and ``high_distance`` (``-1`` without an equation),
+``payout``, ``net``, ``house``. The texts (declaration name, the equations) come from
+:meth:`raw_env.result_texts`.
+
 ``reset(seed=..., options={"deck": [...]})`` stacks the top of the first hand's deck (any
 sequence or array of card ids or text forms, top first); other option keys are refused, naming
 the known ones. A reset that raises changes nothing. The raw env takes Python
@@ -35,11 +41,12 @@ from hilo_env.envs.card_game_env import CardGameEnv
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo.engine import Game, Phase, stacked_deck
+from hilo_env.equation_hilo.engine import Game, HandResult, Phase, stacked_deck
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.picture import picture
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.equation_hilo.showdown import NO_DECLARATION
 
 _HAND_OVER = Phase.HAND_OVER  # bound once: Python 3.11 looks enum members up slowly
 
@@ -73,6 +80,7 @@ class raw_env(CardGameEnv):
                            A.num_actions(self.rules.max_cap), float(max(n, 3)))
         self._rng = np.random.default_rng()
         self.game: Game | None = None
+        self._result: HandResult | None = None
 
     # ---- the AEC API ----------------------------------------------------------------------
 
@@ -88,7 +96,8 @@ class raw_env(CardGameEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self._result: HandResult | None = None
+        self.infos: dict[str, dict] = {a: self._info(a) for a in self.agents}
         self._obs = {}
         self._hand_ended = False
         self.agent_selection = self.possible_agents[self.game.current_player]
@@ -125,21 +134,8 @@ class raw_env(CardGameEnv):
         seats = self._seats
         self.rewards = {a: float(res.net[seats[a]]) for a in self.agents}
         self._hand_ended = True
-        for a in self.agents:
-            seat = seats[a]
-            sol = res.solutions[seat]
-            low, high = (None, None) if sol is None else (sol.low, sol.high)
-            self.infos[a] = {
-                "hand": game.hand_number,
-                "declaration": DECLARATION_NAMES.get(res.declarations[seat]),
-                "low_equation": None if low is None else low.equation,
-                "high_equation": None if high is None else high.equation,
-                "low_distance": None if low is None else low.distance,
-                "high_distance": None if high is None else high.distance,
-                "payout": res.payouts[seat],
-                "net": res.net[seat],
-                "house": res.house,
-            }
+        self._result = res
+        self.infos = {a: self._info(a) for a in self.agents}
         if game.phase == Phase.MATCH_OVER:
             self.terminations = dict.fromkeys(self.agents, True)
             return
@@ -148,6 +144,40 @@ class raw_env(CardGameEnv):
                 self.terminations[a] = True
         game.start_next_hand()
         self.agent_selection = self.possible_agents[game.current_player]
+
+    def _info(self, agent: str) -> dict[str, float]:
+        """The numbers of the last finished hand for ``agent`` (see the module docstring)."""
+        res, seat = self._result, self._seats[agent]
+        if res is None:
+            return {"hand": 0, "declaration": NO_DECLARATION, "low_distance": -1.0,
+                    "high_distance": -1.0, "payout": 0, "net": 0, "house": 0}
+        sol = res.solutions[seat]
+        low, high = (None, None) if sol is None else (sol.low, sol.high)
+        declaration = res.declarations[seat]
+        return {
+            "hand": self.game.hand_number,
+            "declaration": NO_DECLARATION if declaration is None else declaration,
+            "low_distance": -1.0 if low is None else float(low.distance),
+            "high_distance": -1.0 if high is None else float(high.distance),
+            "payout": res.payouts[seat],
+            "net": res.net[seat],
+            "house": res.house,
+        }
+
+    def result_texts(self, agent: str) -> dict[str, str | None]:
+        """The texts of ``agent``'s last finished hand, kept out of ``infos`` (numbers only):
+        ``declaration`` (``Low``, ``High``, ``Swing``) and ``low_equation`` and
+        ``high_equation``; None where there is none (no hand ended, no showdown, no valid
+        equation)."""
+        res = self._result
+        if res is None:
+            return {"declaration": None, "low_equation": None, "high_equation": None}
+        seat = self._seats[agent]
+        sol = res.solutions[seat]
+        low, high = (None, None) if sol is None else (sol.low, sol.high)
+        return {"declaration": DECLARATION_NAMES.get(res.declarations[seat]),
+                "low_equation": None if low is None else low.equation,
+                "high_equation": None if high is None else high.equation}
 
     def _action_id(self, action: Any) -> int:
         """``action`` as an int: a Python or NumPy integer (or a 0-d integer array) inside the

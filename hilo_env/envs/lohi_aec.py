@@ -16,7 +16,10 @@
 ``shuffle`` (the chance hook, ``cards -> order``, in place of the seeded one) and ``wins``
 (starting win counts). The raw env raises ``ValueError`` on an illegal action; :func:`env`
 adds PettingZoo's classic wrappers, under which an illegal action ends the episode with a
-penalty of -1 for the player who took it. ``infos`` hold ``round`` and ``round_winners``.
+penalty of -1 for the player who took it. ``infos`` hold numbers only (libraries store them
+in arrays): ``round`` (the round under way), ``round_winner`` (the seat that won the last
+finished round, -1 before one ends) and ``rounds_won`` (the agent's own count); the whole list
+is ``env.game.round_winners``.
 
 Versions: v0, first release.
 """
@@ -80,12 +83,14 @@ class raw_env(CardGameEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {a: self._info() for a in self.agents}
+        self.infos: dict[str, dict] = {a: self._info(a) for a in self.agents}
         self._obs = {}
         self.agent_selection = self.possible_agents[self.game.current_player]
 
-    def _info(self) -> dict[str, Any]:
-        return {"round": self.game.round_number, "round_winners": list(self.game.round_winners)}
+    def _info(self, agent: str) -> dict[str, int]:
+        winners = self.game.round_winners
+        return {"round": self.game.round_number, "round_winner": winners[-1] if winners else -1,
+                "rounds_won": winners.count(self._seats[agent])}
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -101,7 +106,7 @@ class raw_env(CardGameEnv):
         self.rewards = {a: game.payoffs[i] - before[i]
                         for i, a in enumerate(self.possible_agents)}
         if game.round_number != rounds or game.over:
-            self.infos = {a: self._info() for a in self.agents}
+            self.infos = {a: self._info(a) for a in self.agents}
         self._accumulate_rewards()
         if game.over:
             self.terminations = dict.fromkeys(self.agents, not game.truncated)
