@@ -11,6 +11,12 @@
     Play hands in the terminal against any registered agent (``agents.play``).
 ``hilo train selfplay|smoke|ppo_standard|PATH [--total-timesteps N] [--output-dir D] [--name N]``
     Self-play MaskablePPO training (``training.selfplay``); the config is checked first.
+``hilo gauntlet AGENT [--rules R] [--hands 2000] [--seed 0]``
+    The gauntlet's scripted players against an agent, duplicate deals (``training.gauntlet``).
+``hilo exploit AGENT [--rules R] [--minutes M | --decisions N] [--hands 2000] [--seed 0]``
+    A lower bound on an agent's exploitability from a trained best response
+    (``training.exploit``); on rules OpenSpiel can enumerate, the exact NashConv
+    (``envs.openspiel_policy``).
 
 ``hilo --version``
     The installed version of hilo_env.
@@ -32,7 +38,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import yaml
 
@@ -40,7 +46,7 @@ from hilo_env.agents.play import SHORTCUTS_HELP
 from hilo_env.agents.registry import names as agent_names
 from hilo_env.agents.registry import needs_extra
 from hilo_env.equation_hilo import solver
-from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.equation_hilo.rules import PRESETS, RuleSet, resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
@@ -54,6 +60,8 @@ GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi", "himilo": "hilo_en
 ``tournament(args)`` and ``play(args)`` run ``hilo tournament`` and ``hilo play`` for it and
 return the exit status."""
 _OPS_FLAGS = ("--ops", "-o")
+DEFAULT_EXPLOIT_MINUTES = 5.0
+"""``hilo exploit``'s budget when neither ``--minutes`` nor ``--decisions`` is given."""
 DISTRIBUTION = "hilo_env"
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
@@ -153,6 +161,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="override the run name")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser("gauntlet", parents=[deals],
+                       help="scripted exploitative players against an agent",
+                       description="Each of the gauntlet's scripted players (loose, tight, "
+                                   "passive, aggressive, escalating, maniac, swinger, bluffer, "
+                                   "trapper, caller) plays duplicate deals against the agent; "
+                                   "prints the agent's chips per hand against each with a 95% "
+                                   "confidence interval, and the best exploit found.")
+    p.add_argument("agent", metavar="AGENT", help=f"agent name: {agent_list}")
+    p.add_argument("--hands", type=int, default=2_000,
+                   help="hands per match, rounded up to whole duplicate deals "
+                        "(default: %(default)s)")
+    p.set_defaults(func=_cmd_gauntlet)
+
+    p = sub.add_parser("exploit", parents=[deals],
+                       help="a lower bound on an agent's exploitability (a best response)",
+                       description="Train a best response (MaskablePPO on the batch simulator) "
+                                   "against the frozen agent for a budget, evaluate it at "
+                                   "intervals in duplicate matches, and print a lower bound on "
+                                   "the agent's exploitability in chips per hand with its 95% "
+                                   "confidence interval and the learning curve (CSV and PNG in "
+                                   "the run folder); needs the train extra. On rules OpenSpiel "
+                                   "can enumerate, prints the exact exploitability instead.")
+    p.epilog = f"Install the train extra with: {install_line('train')}"
+    p.add_argument("agent", metavar="AGENT", help=f"agent name: {agent_list}")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None,
+                        help=f"minutes of learning, evaluations excluded (default: "
+                             f"{DEFAULT_EXPLOIT_MINUTES} without --decisions)")
+    budget.add_argument("--decisions", type=int, default=None,
+                        help="learner decisions to train for, instead of --minutes")
+    p.add_argument("--hands", type=int, default=2_000,
+                   help="duplicate deals of each evaluation (default: %(default)s)")
+    p.add_argument("--evals", type=int, default=5,
+                   help="evaluations over the run, the last at its end (default: %(default)s)")
+    p.add_argument("--output-dir", default="runs",
+                   help="runs go to OUTPUT_DIR/exploit_AGENT/ (default: %(default)s)")
+    p.set_defaults(func=_cmd_exploit)
     return parser
 
 
@@ -407,9 +453,114 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_eval(step: int, scores: dict[str, tuple[float, float]]) -> None:
+def _print_eval(step: int, scores: dict[str, tuple[float, float]], seconds: float) -> None:
     line = ", ".join(f"{name} {mean:+.2f} ± {ci:.2f}" for name, (mean, ci) in scores.items())
     print(f"[{step:,} decisions] chips per hand against {line}", flush=True)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# gauntlet and exploit (the logic lives in training.gauntlet and training.exploit)
+
+
+def _check_agent(name: str) -> None:
+    """A usage error unless ``name`` is an agent whose extra is installed."""
+    from hilo_env.agents import check
+
+    check(name)
+    if needs_extra(name):
+        require_extra(needs_extra(name), f"agent {name!r}")
+
+
+def _cmd_gauntlet(args: argparse.Namespace) -> int:
+    from hilo_env.training.gauntlet import gauntlet
+
+    if args.hands < 1:
+        raise _UsageError(f"--hands must be at least 1, not {args.hands}")
+    _check_agent(args.agent)
+    resolve(args.rules)  # bad rules fail before any hand
+
+    def heard(player: str, match: Any) -> None:  # progress on stderr: a match takes minutes
+        mean, ci = match.score(0)
+        print(f"{args.agent} vs {player}: {mean:+.3f} ± {ci:.3f} chips per hand "
+              f"({match.seconds:.0f}s)", file=sys.stderr, flush=True)
+
+    try:
+        result = gauntlet(args.agent, args.rules, hands=args.hands, seed=args.seed,
+                          on_match=heard)
+    except ImportError as exc:
+        raise _UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("hilo: gauntlet interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(result.table())
+    return EXIT_OK
+
+
+def _cmd_exploit(args: argparse.Namespace) -> int:
+    for option in ("hands", "evals"):
+        if getattr(args, option) < 1:
+            raise _UsageError(f"--{option} must be at least 1, not {getattr(args, option)}")
+    if args.decisions is not None and args.decisions < 1:
+        raise _UsageError(f"--decisions must be at least 1, not {args.decisions}")
+    if args.minutes is not None and not 0 < args.minutes < float("inf"):
+        raise _UsageError(f"--minutes must be a number > 0, not {args.minutes}")
+    _check_agent(args.agent)
+    rules = resolve(args.rules)
+    if _exact_solvable(rules):
+        return _exact_exploit(args, rules)
+    require_extra("train", "hilo exploit")
+    from hilo_env.training.exploit import exploit
+
+    minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
+        else args.minutes
+    budget = f"{minutes:g} minutes" if minutes is not None else f"{args.decisions:,} decisions"
+    print(f"training a best response to {args.agent} for {budget} of learning "
+          f"({args.rules} rules; {args.evals} evaluations of {args.hands:,} duplicate deals)",
+          flush=True)
+
+    def heard(point: Any) -> None:  # a training.exploit.CurvePoint
+        print(f"[{point.decisions:,} decisions, {point.seconds / 60:.1f} min] chips per hand "
+              f"against {args.agent} {point.mean:+.2f} ± {point.ci:.2f}", flush=True)
+
+    try:
+        result = exploit(args.agent, args.rules, minutes=minutes, decisions=args.decisions,
+                         seed=args.seed, hands=args.hands, evals=args.evals,
+                         output_dir=args.output_dir, on_eval=heard)
+    except ImportError as exc:
+        raise _UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("hilo: exploit interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print()
+    print(result.table())
+    return EXIT_OK
+
+
+def _exact_solvable(rules: RuleSet) -> bool:
+    """Whether OpenSpiel can enumerate ``rules`` (``envs.openspiel_policy.exact_solvable``,
+    the OpenSpiel issue's), so ``hilo exploit`` computes the exact exploitability there."""
+    if not _importable("hilo_env.envs.openspiel_policy"):
+        if "tiny" in PRESETS and rules == PRESETS["tiny"]:
+            raise _UsageError("the exact exploitability on the tiny rules (OpenSpiel) is not "
+                              "available yet")
+        return False
+    from hilo_env.envs.openspiel_policy import exact_solvable
+
+    return bool(exact_solvable(rules))
+
+
+def _exact_exploit(args: argparse.Namespace, rules: RuleSet) -> int:
+    """``hilo exploit`` on rules OpenSpiel enumerates: the exact exploitability (NashConv)."""
+    if "openspiel" in EXTRA_MODULES:
+        require_extra("openspiel", "the exact exploitability")
+    from hilo_env.envs.openspiel_policy import exact_exploitability
+
+    value = exact_exploitability(args.agent, rules)
+    shown = f"{value:.6f}" if isinstance(value, float) else str(value)
+    print(f"exact exploitability (NashConv) of {args.agent} on {args.rules} rules: {shown} "
+          "chips per hand")
+    return EXIT_OK
 
 
 if __name__ == "__main__":

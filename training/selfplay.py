@@ -9,6 +9,9 @@
 3. every ``eval_every`` decisions the learner plays duplicate deals against each baseline and
    logs its chips per hand with a 95% confidence interval (``eval/<baseline>``);
 4. checkpoints every ``checkpoint_every`` decisions, and ``model.zip`` at the end.
+
+``train(..., seconds=S)`` also stops after ``S`` seconds of learning (evaluations excluded), as
+``hilo exploit --minutes`` asks, and ``eval_every_seconds`` evaluates on that clock too.
 """
 
 from __future__ import annotations
@@ -44,7 +47,9 @@ def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str],
     return scores
 
 
-def plot_learning_curve(evaluations: str | Path, path: str | Path) -> Path:
+def plot_learning_curve(evaluations: str | Path, path: str | Path,
+                        title: str = "MaskablePPO against the baselines, duplicate deals"
+                        ) -> Path:
     """Chips per hand against each baseline at each evaluation (95% CI), from a run's
     ``evaluations.csv``, saved as a picture; returns its path."""
     import matplotlib
@@ -61,7 +66,7 @@ def plot_learning_curve(evaluations: str | Path, path: str | Path) -> Path:
                     yerr=[float(r["ci95"]) for r in mine], marker="o", capsize=3, label=name)
     ax.axhline(0, color="grey", lw=0.8)
     ax.set(xlabel="learner decisions", ylabel="chips per hand (95% CI)",
-           title="MaskablePPO against the baselines, duplicate deals")
+           title=title)
     ax.legend()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,8 +119,15 @@ def _scaled_rewards(vec_env: Any, scale: float) -> Any:
 
 
 def train(config: TrainConfig, progress: bool = True,
-          on_eval: Callable[[int, dict[str, tuple[float, float]]], None] | None = None) -> Path:
-    """Train as ``config`` says; returns the path of the final model."""
+          on_eval: Callable[[int, dict[str, tuple[float, float]], float], None] | None = None,
+          *,
+          seconds: float | None = None, eval_every_seconds: float | None = None,
+          curve_title: str | None = None) -> Path:
+    """Train as ``config`` says; returns the path of the final model. ``on_eval(decisions,
+    scores, seconds)`` hears each evaluation (``seconds``: of learning so far). ``seconds``: stop
+    after that much learning time (evaluations excluded) even before ``total_timesteps``;
+    ``eval_every_seconds``: evaluate on that clock as well as every ``eval_every``
+    decisions; ``curve_title``: the learning curve's title."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -145,8 +157,13 @@ def train(config: TrainConfig, progress: bool = True,
         policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
     model.set_logger(logger)
     evals_path = run_dir / "evaluations.csv"
+    eval_time = [0.0]  # seconds spent evaluating, left out of the learning clock
+
+    def learning_seconds() -> float:
+        return time.perf_counter() - start - eval_time[0]
 
     def evaluate(step: int) -> None:
+        began = time.perf_counter()
         path = run_dir / "checkpoints" / "eval_model.zip"
         save_model(model, path, rules)
         scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed)
@@ -158,10 +175,13 @@ def train(config: TrainConfig, progress: bool = True,
                 writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
         logger.dump(step)
         if on_eval is not None:
-            on_eval(step, scores)
+            on_eval(step, scores, learning_seconds())
+        eval_time[0] += time.perf_counter() - began
 
     class Schedule(BaseCallback):
         """Snapshots into the pool, evaluations and checkpoints, on their decision counts."""
+
+        ticks = 0.0  # evaluations on the learning clock so far
 
         def _on_training_start(self) -> None:
             hparams = {k: str(v) if isinstance(v, list) else v
@@ -182,9 +202,15 @@ def train(config: TrainConfig, progress: bool = True,
                 env.set_opponents(pool.opponents(config.num_envs))
             if crossed(config.checkpoint_every):
                 save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules)
-            if crossed(config.eval_every):
+            clock = learning_seconds()
+            out_of_time = seconds is not None and clock >= seconds
+            on_clock = bool(eval_every_seconds) and clock // eval_every_seconds > self.ticks
+            if on_clock:
+                self.ticks = clock // eval_every_seconds
+            last = out_of_time or now >= config.total_timesteps  # its evaluation comes after
+            if (crossed(config.eval_every) or on_clock) and not last:
                 evaluate(now)
-            return True
+            return not out_of_time  # SB3 stops (its rollout under way is dropped)
 
     # ---- 3. learn, save, and a last evaluation --------------------------------------------------
     with open(evals_path, "w", newline="") as f:
@@ -194,7 +220,8 @@ def train(config: TrainConfig, progress: bool = True,
                 progress_bar=progress)
     final = run_dir / "model.zip"
     save_model(model, final, rules)
-    logger.record("time/train_seconds", time.perf_counter() - start)
+    logger.record("time/train_seconds", learning_seconds())
     evaluate(model.num_timesteps)
-    plot_learning_curve(evals_path, run_dir / "learning_curve.png")
+    plot_learning_curve(evals_path, run_dir / "learning_curve.png",
+                        **({"title": curve_title} if curve_title else {}))
     return final
