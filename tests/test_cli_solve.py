@@ -74,7 +74,7 @@ def test_ops_starting_with_minus(capsys):
     (("solve", "1", "2", "3", "11"), "not a card value"),
     (("solve", "1", "2", "3", "four"), "invalid int value"),
     (("solve", "1", "2", "3", "4", "--ops", "+-^"), "unknown operator"),
-    (("solve", "1", "2", "3", "4", "--ops", "+-"), "exactly 3 operators"),
+    (("solve", "1", "2", "3", "4", "--ops", "+-"), "2 operator(s) has exactly 3 numbers"),
     (("solve", "1", "2", "3", "4", "--roots", "4"), "roots must be"),
     (("solve", "1", "2", "3", "4", "--rules", "nosuch"), "unknown rules"),
     (("solve", "1", "2", "3", "4", "--rules", "/nonexistent/rules.yaml"), "No such file"),

@@ -430,7 +430,8 @@ class Game:
                               (SIDE_NAMES[side], eq.equation, eq.value, eq.distance))
         declarations = [S.NO_DECLARATION if d is None else d for d in self.declarations]
         split = S.split_pot(self.pot, np.array(self.in_hand), np.array(declarations),
-                            np.array(distances), S.tiebreak_rank(np.array(hands), rules.tiebreak))
+                            np.array(distances), S.tiebreak_rank(np.array(hands), rules.tiebreak),
+                            odd_chip=rules.odd_chip)
         low_w, high_w = int(split.low_winner), int(split.high_winner)
         failed = split.failed_swing.tolist()
         self._pay(split.payouts.tolist(), int(split.house), solutions,

@@ -75,9 +75,22 @@ def observation_size(rules: RuleSet) -> int:
 
 
 def hand_is_full(game: Game, seat: int) -> bool:
-    """True once the seat holds its 4 numbers and its operators are settled."""
+    """True once the seat holds all its numbers (4 under the default ``base_operators``) and
+    its operators are settled."""
     pending = game.phase == _DISCARD and game.current_player == seat
-    return len(game.up[seat]) - game.roots[seat] - game.multiplies[seat] == 3 and not pending
+    face_up = len(game.up[seat]) - game.roots[seat] - game.multiplies[seat]
+    return face_up == len(game.rules.base_operators) and not pending
+
+
+def _solver_features(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The ``solver`` slices ``(..., 5)`` float32 of hands with these best distances."""
+    out = np.ones((*np.shape(low), SOLVER_FEATURES))
+    for col, distance in ((1, low), (3, high)):
+        valid = np.isfinite(distance)
+        out[..., col] = valid
+        out[..., col + 1] = np.where(valid, np.minimum(distance, DISTANCE_SCALE)
+                                     / DISTANCE_SCALE, 1.0)
+    return out.astype(np.float32)
 
 
 @functools.cache
@@ -85,29 +98,37 @@ def solver_slices(integer_results: bool) -> np.ndarray:
     """The ``solver`` slice of a full hand, for every solver signature: a read-only
     ``(solver.NUM_SIGNATURES, 5)`` float32 table (known; Low valid; Low distance; High valid;
     High distance)."""
-    low, high = solver.lookup_distances(np.arange(solver.NUM_SIGNATURES), integer_results)
-    out = np.ones((solver.NUM_SIGNATURES, SOLVER_FEATURES))
-    for col, distance in ((1, low), (3, high)):
-        valid = np.isfinite(distance)
-        out[:, col] = valid
-        out[:, col + 1] = np.where(valid, np.minimum(distance, DISTANCE_SCALE) / DISTANCE_SCALE,
-                                   1.0)
-    table = out.astype(np.float32)
+    table = _solver_features(*solver.lookup_distances(np.arange(solver.NUM_SIGNATURES),
+                                                      integer_results))
     table.flags.writeable = False
     return table
 
 
+TABULATED_OPERATORS = frozenset("".join(p) for ops in solver.OPSETS
+                                for p in itertools.permutations(ops))
+"""The operators of a hand whose solution is a table row, in every order (3 operators, so 4
+numbers)."""
+
+
 def solver_slice(game: Game, seat: int) -> np.ndarray:
-    """The ``solver`` slice of a seat whose hand is full."""
+    """The ``solver`` slice of a seat whose hand is full: a table row for a tabulated hand,
+    the solver's search for a smaller or untabulated one (``base_operators``)."""
     numbers = [c // cards.NUM_SUITS for c in game.number_cards(seat)]
-    sig = solver.signature_unchecked(numbers, game.operators[seat], game.roots[seat])
-    return solver_slices(game.rules.integer_results)[sig]
+    ops, roots, whole = game.operators[seat], game.roots[seat], game.rules.integer_results
+    if "".join(ops) in TABULATED_OPERATORS:
+        return solver_slices(whole)[solver.signature_unchecked(numbers, ops, roots)]
+    sol = solver.solve_unchecked(numbers, ops, roots, whole)
+    low, high = (np.inf if eq is None else eq.distance for eq in (sol.low, sol.high))
+    return _solver_features(np.array(low), np.array(high))
 
 
 def _operator_counts() -> dict[str, tuple[int, int, int, int]]:
-    """Counts of ``+ - * /`` for every operator string a hand can hold, in any order."""
+    """Counts of ``+ - * /`` for every operator string a hand can hold (1 to 3 operators),
+    in any order."""
     out = {}
-    for ops in itertools.product(solver.OPERATORS, repeat=solver.NUM_OPERATORS):
+    for ops in itertools.chain.from_iterable(
+            itertools.product(solver.OPERATORS, repeat=k)
+            for k in range(solver.MIN_NUMBERS - 1, solver.NUM_OPERATORS + 1)):
         text = "".join(ops)
         out[text] = tuple(text.count(op) for op in solver.OPERATORS)
     return out

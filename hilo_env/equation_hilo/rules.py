@@ -24,7 +24,17 @@ HIDDEN, UP, BET = "hidden", "up", "bet"
 DEAL_STEPS = (HIDDEN, UP, BET)
 """The steps of a deal schedule (``RuleSet.deal``)."""
 TIEBREAKS = ("key_card", "suit")
-ODD_CHIP_RULES = ("house",)
+ODD_CHIP_RULES = ("house", "low", "high")
+"""Where the odd chip of a split goes (``RuleSet.odd_chip``): to the house, or to a player:
+``low`` (the Low half's winner) or ``high`` (the High half's winner); see ``docs/rules.md``."""
+NUM_CARD_VALUES, NUM_CARD_SUITS, SPECIALS_PER_KIND = 11, 4, 4
+"""The full deck: values 0..10 in 4 suits, 4 × and 4 √ (``cards`` holds the ids)."""
+OPERATOR_ORDER = "+-*/"
+"""The binary operators in ASCII, in the order ``base_operators`` is written."""
+_OPERATOR_ALIASES = {"+": "+", "-": "-", "−": "-", "*": "*", "×": "*", "x": "*", "X": "*",
+                     "/": "/", "÷": "/"}
+MIN_BASE_OPERATORS, MAX_BASE_OPERATORS = 1, 3
+"""``base_operators`` holds 1 to 3 operators, so a hand has 2 to 4 number cards."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_STARTING_STACK = 10_000
 """The largest ``starting_stack``: the action space (and each observation's mask) grows with
@@ -47,8 +57,8 @@ class RuleSet:
     num_players: int = 2
     """Players at the table, 2..8."""
     deal: tuple[str, ...] = (HIDDEN, UP, UP, BET, UP, BET)
-    """Deal and betting schedule: one ``hidden`` first, three ``up`` deals, at least one
-    ``bet`` round."""
+    """Deal and betting schedule: one ``hidden`` first, then as many ``up`` deals as
+    ``base_operators`` has operators (three by default), at least one ``bet`` round."""
     max_multiply: int | None = 1
     """How many × a player may hold; ``None`` is unlimited. A × over the limit goes back."""
     multiply_discards: str = "+-"
@@ -67,18 +77,46 @@ class RuleSet:
     """Chips every player puts in the pot before the deal."""
     hands_per_episode: int = 1
     """Hands in one episode (a match); it ends early when one player is left."""
+    deck_values: tuple[int, ...] = tuple(range(NUM_CARD_VALUES))
+    """The number-card values in the deck, distinct, from 0..10 (kept sorted)."""
+    deck_suits: int = NUM_CARD_SUITS
+    """Suits in the deck, 1..4: the first ones of Gold, Silver, Bronze, Black."""
+    deck_multiply: int = SPECIALS_PER_KIND
+    """× cards in the deck, 0..4."""
+    deck_roots: int = SPECIALS_PER_KIND
+    """√ cards in the deck, 0..4."""
+    base_operators: str = "+-/"
+    """The operators every player starts a hand with, 1..3 of ``+ - * /`` (kept in that
+    order); a hand ends with one number card more than that."""
 
     def __post_init__(self) -> None:
         _require(isinstance(self.deal, list | tuple)
                  and all(isinstance(step, str) for step in self.deal), "deal", self.deal,
                  f"a list of steps from {list(DEAL_STEPS)}")
         object.__setattr__(self, "deal", tuple(self.deal))
+        _require(isinstance(self.deck_values, list | tuple)
+                 and all(_is_int(v) for v in self.deck_values), "deck_values", self.deck_values,
+                 f"a list of distinct integers 0..{NUM_CARD_VALUES - 1}")
+        object.__setattr__(self, "deck_values", tuple(sorted(self.deck_values)))
+        object.__setattr__(self, "base_operators", _read_operators(self.base_operators))
         _check(self)
 
     @property
     def num_bet_rounds(self) -> int:
         """How many betting rounds a hand has."""
         return self.deal.count(BET)
+
+    @property
+    def numbers_per_hand(self) -> int:
+        """Number cards each player ends a hand with: one more than ``base_operators``."""
+        return len(self.base_operators) + 1
+
+    @property
+    def full_deck(self) -> bool:
+        """Whether the deck is the full 52 cards (the deck fields at their defaults)."""
+        return (self.deck_values == tuple(range(NUM_CARD_VALUES))
+                and self.deck_suits == NUM_CARD_SUITS
+                and self.deck_multiply == self.deck_roots == SPECIALS_PER_KIND)
 
     @property
     def discardable_operators(self) -> str:
@@ -104,7 +142,8 @@ class RuleSet:
 
     @classmethod
     def preset(cls, name: str = "standard", **overrides: Any) -> RuleSet:
-        """A preset by name (``standard``, ``classic``, ``duel``), with field overrides."""
+        """A preset by name (``standard``, ``classic``, ``duel``, ``tiny``), with field
+        overrides."""
         if not isinstance(name, str) or name not in PRESETS:
             raise ValueError(f"unknown rules preset {short_repr(name)}; choose one of "
                              f"{sorted(PRESETS)}")
@@ -139,7 +178,25 @@ class RuleSet:
         """Plain data, as written in YAML."""
         d = dataclasses.asdict(self)
         d["deal"] = list(self.deal)
+        d["deck_values"] = list(self.deck_values)
         return d
+
+
+DECK_FIELDS = ("deck_values", "deck_suits", "deck_multiply", "deck_roots", "base_operators")
+"""The fields that shrink the deck or the hand; a backend that supports only the full game
+refuses them with :func:`require_defaults`."""
+
+
+def require_defaults(rules: RuleSet, fields: tuple[str, ...], backend: str) -> None:
+    """Raise ValueError naming each of ``fields`` whose value in ``rules`` is not its default:
+    for a backend (``backend`` names it) that does not support that variant point."""
+    default = RuleSet()
+    changed = [f"{name}={short_repr(getattr(rules, name))}" for name in fields
+               if getattr(rules, name) != getattr(default, name)]
+    if changed:
+        raise ValueError(f"the {backend} does not support rule field(s) {', '.join(changed)} "
+                         f"(only their defaults); play these rules with the engine or the AEC "
+                         f"env")
 
 
 def resolve(rules: str | Path | RuleSet | None = None, **overrides: Any) -> RuleSet:
@@ -229,21 +286,45 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def _read_operators(text: Any) -> str:
+    """``base_operators`` as people write it (a string or a list of symbols, ``− × ÷`` and
+    ``x`` allowed) -> ASCII in ``+ - * /`` order; a ValueError names the field."""
+    allowed = (f"{MIN_BASE_OPERATORS} to {MAX_BASE_OPERATORS} operators from + - * / "
+               "(or − × ÷, x for ×), such as '+-/'")
+    items = [c for c in text if c not in " ,\t"] if isinstance(text, str) else text
+    ok = isinstance(items, list | tuple) and all(
+        isinstance(c, str) and c.strip() in _OPERATOR_ALIASES for c in items)
+    _require(ok, "base_operators", text, allowed)
+    ops = sorted((_OPERATOR_ALIASES[c.strip()] for c in items), key=OPERATOR_ORDER.index)
+    _require(MIN_BASE_OPERATORS <= len(ops) <= MAX_BASE_OPERATORS, "base_operators", text,
+             allowed)
+    return "".join(ops)
+
+
 def _check(r: RuleSet) -> None:
     _require(_is_int(r.num_players) and MIN_PLAYERS <= r.num_players <= MAX_PLAYERS,
              "num_players", r.num_players, f"an integer {MIN_PLAYERS}..{MAX_PLAYERS}")
+    _check_deck(r)
+    ups = len(r.base_operators)
     steps_ok = (all(s in DEAL_STEPS for s in r.deal) and r.deal[:1] == (HIDDEN,)
-                and r.deal.count(HIDDEN) == 1 and r.deal.count(UP) == 3 and BET in r.deal)
+                and r.deal.count(HIDDEN) == 1 and r.deal.count(UP) == ups and BET in r.deal)
     _require(steps_ok, "deal", list(r.deal),
-             "a list of steps 'hidden' (exactly once, first), 'up' (exactly three) and 'bet' "
-             "(at least once)")
+             f"a list of steps 'hidden' (exactly once, first), 'up' (exactly {ups}: one per "
+             "operator of base_operators) and 'bet' (at least once)")
     _require(r.max_multiply is None or (_is_int(r.max_multiply) and r.max_multiply >= 1),
              "max_multiply", r.max_multiply, "an integer >= 1, or 'unlimited' (null)")
     _require(r.multiply_discards in ("+-", "+-x"), "multiply_discards", r.multiply_discards,
              "'+-' or '+-x'")
-    _require(r.multiply_discards == "+-x" or r.max_multiply in (1, 2), "max_multiply",
-             r.max_multiply, "1 or 2 when multiply_discards is '+-' (each × needs a + or − "
-             "to discard)")
+    plus_minus = sum(op in "+-" for op in r.base_operators)
+    if r.deck_multiply:  # each × kept forces a discard, which must be possible
+        _require(plus_minus >= 1, "base_operators", r.base_operators,
+                 "at least one + or − while the deck holds × cards (deck_multiply > 0): a "
+                 "drawn × discards one")
+        _require(r.multiply_discards == "+-x" or (r.max_multiply is not None
+                                                  and r.max_multiply <= plus_minus),
+                 "max_multiply", r.max_multiply,
+                 f"at most {plus_minus} when multiply_discards is '+-' (each × needs a + or − "
+                 f"of base_operators {r.base_operators!r} to discard)")
     _require(isinstance(r.integer_results, bool), "integer_results", r.integer_results,
              "true or false")
     _require(isinstance(r.swing, bool), "swing", r.swing, "true or false")
@@ -258,9 +339,32 @@ def _check(r: RuleSet) -> None:
              r.hands_per_episode, "an integer >= 1")
 
 
+def _check_deck(r: RuleSet) -> None:
+    """The deck fields, and a deck that holds every number card a full table needs."""
+    values = r.deck_values
+    _require(len(values) >= 1 and len(set(values)) == len(values)
+             and all(0 <= v < NUM_CARD_VALUES for v in values), "deck_values", list(values),
+             f"a non-empty list of distinct integers 0..{NUM_CARD_VALUES - 1}")
+    _require(_is_int(r.deck_suits) and 1 <= r.deck_suits <= NUM_CARD_SUITS, "deck_suits",
+             r.deck_suits, f"an integer 1..{NUM_CARD_SUITS} (the first suits of Gold, Silver, "
+             "Bronze, Black)")
+    for name in ("deck_multiply", "deck_roots"):
+        count = getattr(r, name)
+        _require(_is_int(count) and 0 <= count <= SPECIALS_PER_KIND, name, count,
+                 f"an integer 0..{SPECIALS_PER_KIND}")
+    needed = r.num_players * r.numbers_per_hand
+    _require(len(values) * r.deck_suits >= needed, "deck_values", list(values),
+             f"enough number cards for {r.num_players} players of {r.numbers_per_hand} each "
+             f"({needed}); deck_values × deck_suits gives {len(values) * r.deck_suits}")
+
+
 PRESETS: dict[str, RuleSet] = {
     "standard": RuleSet(),
     "classic": RuleSet(max_multiply=None, multiply_discards="+-x", integer_results=True,
                        swing=False, tiebreak="suit"),
     "duel": RuleSet(deal=(HIDDEN, BET, UP, UP, UP, BET), tiebreak="suit"),
+    "tiny": RuleSet(deck_values=(0, 1, 2), deck_suits=2, deck_multiply=0, deck_roots=0,
+                    base_operators="/", deal=(HIDDEN, UP, BET), starting_stack=2, ante=1),
 }
+"""The presets by name. ``tiny`` (2 players, one hand: a 6-card deck, 2 number cards and ÷
+each, one betting round, 2 chips) is small enough for OpenSpiel to solve exactly."""

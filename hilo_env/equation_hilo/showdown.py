@@ -15,6 +15,7 @@ functions take the array module ``xp`` (NumPy by default), so a JAX simulator ca
 | :func:`tiebreak_rank` | section 6 | each seat's rank under a rule set's ``tiebreak``, per side |
 | :func:`side_winners`  | section 6 | a side's winner: the closest equation, then the tie-break |
 | :func:`split_pot`     | section 7 | payouts, house chips, side winners, failed Swings         |
+| :func:`odd_chips`     | sec. 10   | the odd chips of a split given to players (``odd_chip``)  |
 
 Conventions:
 
@@ -43,7 +44,7 @@ import numpy as np
 
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
-from hilo_env.equation_hilo.rules import TIEBREAKS
+from hilo_env.equation_hilo.rules import ODD_CHIP_RULES, TIEBREAKS
 from hilo_env.equation_hilo.solver import TIE_TOLERANCE
 
 Array = Any
@@ -54,6 +55,8 @@ LOW, HIGH = 0, 1
 SIDES = (LOW, HIGH)
 KEY_CARD, SUIT = TIEBREAKS
 """The :attr:`RuleSet.tiebreak` names."""
+HOUSE, LOW_WINNER, HIGH_WINNER = ODD_CHIP_RULES
+"""The :attr:`RuleSet.odd_chip` names: the house, the Low half's winner, the High half's."""
 NO_SEAT = -1
 """The winner of a side that nobody can win (no contender has a valid equation)."""
 NO_DECLARATION = -1
@@ -224,7 +227,7 @@ def side_winners(contending: Array, distances: Array, ranks: Array,
 
 
 def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ranks: Array,
-              xp: ModuleType = np) -> PotSplit:
+              xp: ModuleType = np, odd_chip: str = HOUSE) -> PotSplit:
     """The payout of a showdown (rules section 7), per game.
 
     ``pot`` ``(...)`` int: the chips in the pot. ``live`` ``(..., seats)`` bool: the seats still
@@ -248,6 +251,10 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
        half's winner. If one side has no contenders, the other side's winner takes the pot.
     5. House rule: if no side has a winner now, the pot is shared among all the seats still
        in, floor(pot / n) each, the remainder to the house.
+
+    ``odd_chip`` (:attr:`RuleSet.odd_chip`) says where the chips left over in steps 4 and 5 go:
+    ``house``, or to players (:func:`odd_chips`): ``high`` first to the seat paid the High half
+    (else the Low half's), ``low`` the other way round.
 
     Steps 1 and 3 run as one batch, on a round axis (the contenders with and without the Swing
     seats) and a side axis laid out first, ``(round, side, ..., seats)``; step 2 picks the
@@ -278,4 +285,23 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
     # paid, the other orphaned), so neither a Swing paid for both nor the house rule.
     halves = (best[0, LOW] < xp.inf) & (best[0, HIGH] < xp.inf) & (low != high)
     each = (pot - pot % 2 * _ONE * halves) // (count + (count == 0))  # no seat in: no parts
-    return PotSplit(parts * each[..., None], pot - count * each, low, high, failed)
+    payouts, left = parts * each[..., None], pot - count * each
+    if odd_chip != HOUSE:
+        side = HIGH if odd_chip == HIGH_WINNER else LOW
+        extra = odd_chips(left, parts, paid[side], ranks[..., side, :], xp)
+        payouts, left = payouts + extra, left - extra.sum(-1)
+    return PotSplit(payouts, left, low, high, failed)
+
+
+def odd_chips(left: Array, parts: Array, first: Array, ranks: Array,
+              xp: ModuleType = np) -> Array:
+    """The chips ``left`` ``(...)`` after an even split, given to players: one each to the
+    seats with a part (``parts`` ``(..., seats)`` bool), those marked ``first`` (the seat paid
+    the chosen side's half) before the others, then by larger ``ranks`` (that side's tie-break
+    rank) -> ``(..., seats)`` int. Fewer chips are left than there are parts, so nobody gets
+    two; the ranks of seats with a part differ (no two hands share a card)."""
+    me_first, me_rank = first[..., :, None], ranks[..., :, None]
+    them_first, them_rank = first[..., None, :], ranks[..., None, :]
+    ahead = parts[..., None, :] & ((them_first > me_first)
+                                   | ((them_first == me_first) & (them_rank > me_rank)))
+    return (parts & (ahead.sum(-1) < left[..., None])) * _ONE

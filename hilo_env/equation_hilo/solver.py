@@ -1,24 +1,26 @@
 """The equation solver: the best Low and High equation of any hand, from a precomputed table.
 
 A hand holds 4 number cards (0..10, repeats possible), exactly 3 binary operators (a multiset
-over ``+ - * /``) and 0..3 roots. An equation uses every number and every operator once,
-``[√]n o [√]n o [√]n o [√]n``, each √ on a different number, no brackets; √ binds first, then
-× and ÷ left to right, then + and − left to right. Dividing by zero (by √0 too) makes an
-equation invalid. The optimum for a target (Low 1, High 20) is the valid equation with the
-smallest ``|value − target|``. With ``integer_results`` (classic rules) only equations whose
-result is a whole number (within ``TIE_TOLERANCE``) are valid; their value is reported rounded
-to that whole number.
+over ``+ - * /``) and 0..3 roots; under the ``base_operators`` rule field a smaller hand holds 2
+or 3 numbers and one operator fewer than numbers (searched directly, never tabulated). An
+equation uses every number and every operator once, ``[√]n o [√]n o [√]n o [√]n``, each √ on
+a different number, no brackets; √ binds first, then × and ÷ left to right, then + and −
+left to right. Dividing by zero (by √0 too) makes an equation invalid. The optimum for a
+target (Low 1, High 20) is the valid equation with the smallest ``|value − target|``. With
+``integer_results`` (classic rules) only equations whose result is a whole number (within
+``TIE_TOLERANCE``) are valid; their value is reported rounded to that whole number.
 
 Public API
 ==========
 
 ``solve(numbers, operators, roots=0, *, integer_results=False) -> Solution``
-    The best Low and High equation of one hand: a table lookup for a tabulated operator set,
-    a direct vectorised search otherwise. The last 2,048 solutions are kept (solutions are
-    immutable), so a repeated hand costs a dictionary lookup (``bench/solver.py`` times it).
+    The best Low and High equation of one hand: a table lookup for 4 numbers and a tabulated
+    operator set, a direct vectorised search otherwise (2 or 3 numbers, other operators).
+    The last 2,048 solutions are kept (solutions are immutable), so a repeated hand costs a
+    dictionary lookup (``bench/solver.py`` times it).
 ``solve_unchecked(numbers, operators, roots, integer_results) -> Solution``
-    ``solve`` for a hand known to be valid (the engine's showdown): 4 values and 3 ASCII
-    operators in any order, no checks.
+    ``solve`` for a hand known to be valid (the engine's showdown): 2 to 4 values and one
+    ASCII operator fewer, in any order, no checks.
 ``Solution``
     Frozen: ``numbers`` (sorted), ``operators`` (canonical), ``roots``, ``integer_results``,
     ``low``, ``high``; each side an ``Equation``, or ``None`` when no equation is valid.
@@ -29,8 +31,8 @@ Public API
     The value of an equation written as text; NaN when it divides by zero.
 ``OPSETS``, ``opset_id(operators) -> int``, ``canonical_operators(operators) -> str``
     The tabulated operator multisets (an opset id indexes ``OPSETS``); the id of a multiset in
-    any spelling (ValueError if not tabulated); a multiset as 3 ASCII characters in
-    ``+ - * /`` order.
+    any spelling (ValueError if not tabulated); a multiset of 1 to 3 operators as ASCII
+    characters in ``+ - * /`` order.
 ``signature(numbers, operators, roots) -> int``
     The table row of one hand (numbers in any order).
 ``signatures(numbers, opset_ids, roots) -> ndarray``
@@ -42,7 +44,8 @@ Public API
     :func:`signature` of one valid hand of a tabulated opset, no checks (the observation's
     solver slice).
 ``search(numbers, operators, roots, integer_results) -> (low, high)``
-    The best equations of one sorted hand without the table (any operator multiset).
+    The best equations of one sorted hand without the table (any operator multiset, 2 to 4
+    numbers).
 ``build_tables()``, ``tables_built()``, ``clear_cache()``, ``table_nbytes()``
     Build the tables now, whether they are built, drop them and the kept solutions
     (benchmarks), their size in bytes.
@@ -109,7 +112,7 @@ from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.cards import NUM_VALUES
 
 __all__ = [
-    "HIGH_TARGET", "LOW_TARGET", "MAX_ROOTS", "NUM_MULTISETS", "NUM_NUMBERS",
+    "HIGH_TARGET", "LOW_TARGET", "MAX_ROOTS", "MIN_NUMBERS", "NUM_MULTISETS", "NUM_NUMBERS",
     "NUM_OPERATOR_KINDS", "NUM_OPSETS", "NUM_SIGNATURES",
     "OPERATORS", "OPSETS", "OP_SYMBOLS", "TARGETS", "TIE_TOLERANCE", "Equation", "Solution",
     "build_tables", "canonical_operators", "clear_cache", "evaluate", "lookup_distances",
@@ -145,8 +148,16 @@ OP_SYMBOLS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
 
 _NUM_ROOTED = 2 * NUM_VALUES  # rooted-value domain: n (0..10), then √n at n + 11
 _NUM_TUPLES = _NUM_ROOTED ** NUM_NUMBERS  # 234,256 ordered tuples of rooted values
-_PLACES = np.array([_NUM_ROOTED ** (NUM_NUMBERS - 1 - i) for i in range(NUM_NUMBERS)])
-_DIGIT_PLACES = _PLACES.tolist()  # the same, as Python ints for decoding one code
+MIN_NUMBERS = 2
+"""The fewest numbers of a hand (a ``base_operators`` of one operator)."""
+
+
+def _places(count: int) -> np.ndarray:
+    """The place values of a tuple of ``count`` rooted values as one base-22 code."""
+    return np.array([_NUM_ROOTED ** (count - 1 - i) for i in range(count)])
+
+
+_PLACES = _places(NUM_NUMBERS)
 _CODE_PLACES = np.array([NUM_VALUES ** (NUM_NUMBERS - 1 - i) for i in range(NUM_NUMBERS)])
 _FLOAT, _WHOLE = 0, 1  # table modes: real results, whole-number results only
 
@@ -160,8 +171,9 @@ def _op_orders(ops: str) -> tuple[str, ...]:
 _ORDERS = tuple(_op_orders(o) for o in OPSETS)
 _OPSET_IDS = {o: i for i, o in enumerate(OPSETS)}
 _CANONICAL = {"".join(p): "".join(sorted(p, key=OPERATORS.index))
-              for p in itertools.product(OPERATORS, repeat=NUM_OPERATORS)}
-"""Any 3 ASCII operators, in any order -> the multiset in canonical order."""
+              for k in range(MIN_NUMBERS - 1, NUM_OPERATORS + 1)
+              for p in itertools.product(OPERATORS, repeat=k)}
+"""Any 1 to 3 ASCII operators, in any order -> the multiset in canonical order."""
 _MULTISET_IDS = {m: i for i, m in enumerate(
     itertools.combinations_with_replacement(range(NUM_VALUES), NUM_NUMBERS))}
 """Sorted 4-tuple of values -> its multiset id (lexicographic order)."""
@@ -231,7 +243,8 @@ class Solution:
 
 
 def canonical_operators(operators: str | Sequence[str]) -> str:
-    """An operator multiset as 3 ASCII characters in ``+ - * /`` order: ``"÷+−"`` -> ``"+-/"``.
+    """An operator multiset of 1 to 3 operators as ASCII characters in ``+ - * /`` order:
+    ``"÷+−"`` -> ``"+-/"``.
 
     Accepts a string (spaces and commas ignored) or a sequence of one-character strings, in
     ASCII or the symbols ``− × ÷`` (``x`` for ×). Raises ValueError on anything else.
@@ -248,9 +261,9 @@ def canonical_operators(operators: str | Sequence[str]) -> str:
         if op is None:
             raise ValueError(f"unknown operator {c!r}: use + - * / (or − × ÷, x for ×)")
         out.append(op)
-    if len(out) != NUM_OPERATORS:
-        raise ValueError(f"a hand has exactly {NUM_OPERATORS} operators, got {len(out)} "
-                         f"({''.join(out) or 'none'})")
+    if not MIN_NUMBERS - 1 <= len(out) <= NUM_OPERATORS:
+        raise ValueError(f"a hand has {MIN_NUMBERS - 1} to {NUM_OPERATORS} operators, got "
+                         f"{len(out)} ({''.join(out) or 'none'})")
     return "".join(sorted(out, key=OPERATORS.index))
 
 
@@ -280,24 +293,28 @@ def opset_ids_of_counts(counts: np.ndarray) -> np.ndarray:
     return _OPSET_OF_COUNTS[counts[..., 0], counts[..., 1], counts[..., 2]]
 
 
-def _check_numbers(numbers: Sequence[int]) -> tuple[int, ...]:
+def _check_numbers(numbers: Sequence[int], count: int = NUM_NUMBERS) -> tuple[int, ...]:
+    """``count`` card values, sorted."""
     try:
         items = list(numbers)
     except TypeError:
-        raise ValueError(f"numbers must be a sequence of {NUM_NUMBERS} integers, "
+        raise ValueError(f"numbers must be a sequence of {count} integers, "
                          f"got {numbers!r}") from None
-    if len(items) != NUM_NUMBERS:
-        raise ValueError(f"a hand has exactly {NUM_NUMBERS} numbers, got {len(items)}")
+    if len(items) != count:
+        raise ValueError(f"a hand with {count - 1} operator(s) has exactly {count} numbers, "
+                         f"got {len(items)}")
     for n in items:
         if isinstance(n, bool) or not isinstance(n, int | np.integer) or not 0 <= n <= MAX_VALUE:
             raise ValueError(f"number {n!r} is not a card value (an integer 0..{MAX_VALUE})")
     return tuple(sorted(int(n) for n in items))
 
 
-def _check_roots(roots: int) -> int:
+def _check_roots(roots: int, count: int = NUM_NUMBERS) -> int:
+    """A root count for a hand of ``count`` numbers: each √ prefixes a different number."""
+    most = min(MAX_ROOTS, count)
     if isinstance(roots, bool) or not isinstance(roots, int | np.integer) \
-            or not 0 <= roots <= MAX_ROOTS:
-        raise ValueError(f"roots must be an integer 0..{MAX_ROOTS}, got {roots!r}")
+            or not 0 <= roots <= most:
+        raise ValueError(f"roots must be an integer 0..{most}, got {roots!r}")
     return int(roots)
 
 
@@ -305,8 +322,9 @@ def _check_roots(roots: int) -> int:
 # The kernel
 
 
-def _evaluate(ops: str, a: Any, b: Any, c: Any, d: Any) -> np.ndarray:
-    """``a o1 b o2 c o3 d`` elementwise (NumPy broadcasting) under the rules' precedence.
+def _evaluate(ops: str, a: Any, *rest: Any) -> np.ndarray:
+    """``a o1 b o2 c o3 d`` (one number more than ``ops``) elementwise (NumPy broadcasting)
+    under the rules' precedence.
 
     Keeps a running sum of finished terms and the term being built by × and ÷; a + or −
     finishes the term. NaN where the equation divides by zero. Call under ``np.errstate``.
@@ -314,7 +332,7 @@ def _evaluate(ops: str, a: Any, b: Any, c: Any, d: Any) -> np.ndarray:
     acc: Any = None
     negative = False
     term: Any = a
-    for op, x in zip(ops, (b, c, d), strict=True):
+    for op, x in zip(ops, rest, strict=True):
         if op == "*":
             term = term * x
         elif op == "/":
@@ -352,16 +370,18 @@ def _multisets() -> np.ndarray:
 
 
 def _tuple_codes(multisets: np.ndarray, roots: int) -> np.ndarray:
-    """The ordered rooted-value tuples each multiset forms with ``roots`` roots, as codes.
+    """The ordered rooted-value tuples each multiset of ``k`` numbers (``(M, k)``) forms with
+    ``roots`` roots, as codes.
 
-    Shape ``(M, 24 * C(4, roots))``, in tie order: number order major, rooted positions minor.
+    Shape ``(M, k! * C(k, roots))``, in tie order: number order major, rooted positions minor.
     """
-    perms = np.array(list(itertools.permutations(range(NUM_NUMBERS))))
-    subsets = np.zeros((math.comb(NUM_NUMBERS, roots), NUM_NUMBERS), dtype=np.int64)
-    for i, chosen in enumerate(itertools.combinations(range(NUM_NUMBERS), roots)):
+    k = multisets.shape[1]
+    perms = np.array(list(itertools.permutations(range(k))))
+    subsets = np.zeros((math.comb(k, roots), k), dtype=np.int64)
+    for i, chosen in enumerate(itertools.combinations(range(k), roots)):
         subsets[i, list(chosen)] = NUM_VALUES
-    digits = multisets[:, perms][:, :, None, :] + subsets  # (M, 24, C, 4)
-    return (digits @ _PLACES).reshape(len(multisets), -1)
+    digits = multisets[:, perms][:, :, None, :] + subsets  # (M, k!, C, k)
+    return (digits @ _places(k)).reshape(len(multisets), -1)
 
 
 def _rooted_values() -> np.ndarray:
@@ -371,7 +391,7 @@ def _rooted_values() -> np.ndarray:
 
 
 def _decode(code: int, ops: str, value: float, target: int) -> Equation:
-    digits = [int(code) // p % _NUM_ROOTED for p in _DIGIT_PLACES]
+    digits = [int(code) // p % _NUM_ROOTED for p in _places(len(ops) + 1).tolist()]
     numbers = tuple([x % NUM_VALUES for x in digits])
     rooted = tuple([x >= NUM_VALUES for x in digits])
     tokens = [(ROOT_SYMBOL if r else "") + str(n) for n, r in zip(numbers, rooted, strict=True)]
@@ -537,17 +557,21 @@ def solve(numbers: Sequence[int], operators: str | Sequence[str], roots: int = 0
     """The best Low and High equations of a hand.
 
     ``numbers``: 4 values 0..10; ``operators``: 3 of ``+ - * /`` (any spelling, any order);
-    ``roots``: 0..3. Tabulated operator sets are a table lookup; others are searched directly.
-    Raises ValueError, saying what is wrong, for a hand that cannot exist.
+    ``roots``: 0..3. Smaller hands (a ``base_operators`` rule field of 1 or 2 operators): 2 or
+    3 numbers, one operator fewer, at most as many roots as numbers. Tabulated operator sets of
+    4 numbers are a table lookup; others are searched directly. Raises ValueError, saying what
+    is wrong, for a hand that cannot exist.
     """
-    nums, ops, r = _check_numbers(numbers), canonical_operators(operators), _check_roots(roots)
+    ops = canonical_operators(operators)
+    count = len(ops) + 1
+    nums, r = _check_numbers(numbers, count), _check_roots(roots, count)
     return _solve(nums, ops, r, bool(integer_results))
 
 
 def solve_unchecked(numbers: Sequence[int], operators: Sequence[str], roots: int,
                     integer_results: bool) -> Solution:
-    """:func:`solve` for a hand known to be valid, such as the engine's: 4 values 0..10 and
-    3 ASCII operators, each in any order. Nothing is checked."""
+    """:func:`solve` for a hand known to be valid, such as the engine's: 2 to 4 values 0..10
+    and one ASCII operator fewer, each in any order. Nothing is checked."""
     return _solve(tuple(sorted(numbers)), _CANONICAL["".join(operators)], roots,
                   integer_results)
 
@@ -561,7 +585,7 @@ def signature_unchecked(numbers: Sequence[int], operators: Sequence[str], roots:
 @functools.lru_cache(maxsize=_SOLUTION_CACHE_SIZE)
 def _solve(nums: tuple[int, ...], ops: str, r: int, whole: bool) -> Solution:
     """The solution of a checked hand: ``nums`` sorted, ``ops`` canonical."""
-    if ops in _OPSET_IDS:
+    if ops in _OPSET_IDS:  # 3 operators, so 4 numbers
         oid = _OPSET_IDS[ops]
         sig = _signature(nums, oid, r)
         tables, mode, orders = _get_tables(), _WHOLE if whole else _FLOAT, _ORDERS[oid]
@@ -579,12 +603,13 @@ def _solve(nums: tuple[int, ...], ops: str, r: int, whole: bool) -> Solution:
 def search(nums: tuple[int, ...], ops: str, roots: int,
            whole: bool) -> tuple[Equation | None, Equation | None]:
     """The best Low and High equations of one checked hand (``nums`` sorted, ``ops``
-    canonical) found without the table, with its kernel and tie order: how :func:`solve`
-    handles untabulated operators, and a check on the table."""
+    canonical, one operator fewer than numbers) found without the table, with its kernel and
+    tie order: how :func:`solve` handles untabulated operators and hands of 2 or 3 numbers,
+    and a check on the table."""
     codes = _tuple_codes(np.array([nums]), roots)[0]
     orders = _op_orders(ops)
     rv = _rooted_values()
-    cols = [rv[codes // p % _NUM_ROOTED] for p in _PLACES]
+    cols = [rv[codes // p % _NUM_ROOTED] for p in _places(len(nums))]
     with np.errstate(all="ignore"):
         real = np.stack([_evaluate(o, *cols) for o in orders])
         vals = _whole_only(real) if whole else real

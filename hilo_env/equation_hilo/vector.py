@@ -64,7 +64,16 @@ from hilo_env.equation_hilo.batch_state import (
 from hilo_env.equation_hilo.engine import BASE_OPERATORS, Phase
 from hilo_env.equation_hilo.observation import BatchEncoder
 from hilo_env.equation_hilo.render import player_name
-from hilo_env.equation_hilo.rules import BET, DEAL_STEPS, HIDDEN, UP, RuleSet, resolve
+from hilo_env.equation_hilo.rules import (
+    BET,
+    DEAL_STEPS,
+    DECK_FIELDS,
+    HIDDEN,
+    UP,
+    RuleSet,
+    require_defaults,
+    resolve,
+)
 from hilo_env.equation_hilo.showdown import NO_SEAT, split_pot, tiebreak_rank
 
 DeckSource = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -110,6 +119,7 @@ class VectorGame:
                  seed: int | None = None, deal_source: DeckSource | None = None,
                  **overrides: Any) -> None:
         self.rules = resolve(rules, **overrides)
+        require_defaults(self.rules, DECK_FIELDS, "NumPy batch simulator")
         if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) \
                 or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
@@ -771,7 +781,8 @@ class VectorGame:
         split = split_pot(self.state.wagers.take(g, axis=1).sum(0),
                           self.state.in_hand.take(g, axis=1).T,
                           self.state.declarations.take(g, axis=1).T, distances,
-                          tiebreak_rank(hands, self.rules.tiebreak))
+                          tiebreak_rank(hands, self.rules.tiebreak),
+                          odd_chip=self.rules.odd_chip)
         self._pay(g, split.payouts.T, split.house)
 
     def _pay(self, g: np.ndarray, payouts: np.ndarray, house: np.ndarray) -> None:
