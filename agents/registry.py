@@ -10,6 +10,8 @@
 |                 | ``hilo train configs/train/ppo_standard.yaml``)                |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
+| ``rllib:PATH``  | :class:`agents.rllib.RLlibAgent`, an RLlib policy folder or    |
+|                 | algorithm checkpoint (needs the ``rllib`` extra: ray, torch)   |
 | ``loose``,      | the gauntlet's scripted styles, :mod:`agents.gauntlet`         |
 | ``tight``, ...  | (``gauntlet.STYLES``)                                          |
 """
@@ -26,6 +28,7 @@ from hilo_env.equation_hilo.rules import RuleSet, resolve, short_repr
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
+RLLIB_PREFIX = "rllib:"
 SHIPPED_PPO = Path(__file__).resolve().parent / "models" / "ppo_standard.zip"
 """The trained policy behind the name ``ppo``."""
 
@@ -46,7 +49,7 @@ _REGISTRY: dict[str, AgentFactory] = {
 
 def names() -> list[str]:
     """The names ``make`` accepts (``ppo:PATH`` stands for any model file)."""
-    return [*_REGISTRY, f"{PPO_PREFIX}PATH"]
+    return [*_REGISTRY, f"{PPO_PREFIX}PATH", f"{RLLIB_PREFIX}PATH"]
 
 
 def register(name: str, factory: AgentFactory) -> None:
@@ -58,7 +61,10 @@ def register(name: str, factory: AgentFactory) -> None:
 
 def needs_extra(name: str) -> str | None:
     """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
-    sb3-contrib), or None; tools check it before any work starts."""
+    sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work
+    starts."""
+    if name.startswith(RLLIB_PREFIX):
+        return "rllib"
     return "train" if name == "ppo" or name.startswith(PPO_PREFIX) else None
 
 
@@ -74,6 +80,11 @@ def check(name: str) -> None:
         if not path.is_file():
             raise ValueError(f"agent {name!r}: no model file {str(path)!r}")
         return
+    if name.startswith(RLLIB_PREFIX):
+        path = Path(name[len(RLLIB_PREFIX):])
+        if not path.is_dir():
+            raise ValueError(f"agent {name!r}: no policy folder {str(path)!r}")
+        return
     raise ValueError(f"unknown agent {short_repr(name)}; choose from {', '.join(names())}")
 
 
@@ -87,6 +98,10 @@ def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> 
         )
 
         return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed)
+    if name.startswith(RLLIB_PREFIX):
+        from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
+
+        return RLlibAgent(rules, name[len(RLLIB_PREFIX):], seed=seed)
     agent = _REGISTRY[name](rules, seed)
     agent.name = name
     return agent

@@ -9,8 +9,11 @@
     A round robin with duplicate deals: chips per hand with 95% CIs (``training.evaluate``).
 ``hilo play [--opponent heuristic] [--rules R] [--hands 3] [--seed 0] [--seat 0]``
     Play hands in the terminal against any registered agent (``agents.play``).
-``hilo train selfplay|smoke|ppo_standard|PATH [--total-timesteps N] [--output-dir D] [--name N]``
-    Self-play MaskablePPO training (``training.selfplay``); the config is checked first.
+``hilo train selfplay|smoke|ppo_standard|rllib_league|PATH [--total-timesteps N] [--output-dir D]
+[--name N]``
+    Self-play PPO training, the config's ``backend``: ``sb3`` (MaskablePPO,
+    ``training.selfplay``) or ``rllib`` (Ray RLlib, ``training.rllib_train``); the config is
+    checked first.
 ``hilo gauntlet AGENT [--rules R] [--hands 2000] [--seed 0]``
     The gauntlet's scripted players against an agent, duplicate deals (``training.gauntlet``).
 ``hilo exploit AGENT [--rules R] [--minutes M | --decisions N] [--hands 2000] [--seed 0]``
@@ -23,8 +26,8 @@
 
 Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2, before any
 work starts: a command checks its arguments, its rules and the extras it needs (``train``:
-torch, stable-baselines3, sb3-contrib, matplotlib) first, and names the extra with the
-install line that fits how hilo_env was installed.
+torch, stable-baselines3, sb3-contrib, matplotlib; ``rllib``: ray, torch) first, and names the
+extra with the install line that fits how hilo_env was installed.
 Each subcommand is a ``_cmd_*`` function registered in ``build_parser``; add new ones there.
 """
 
@@ -65,6 +68,7 @@ DEFAULT_EXPLOIT_MINUTES = 5.0
 DISTRIBUTION = "hilo_env"
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
+    "rllib": ("ray", "torch"),
 }
 """The modules each pip extra of hilo_env brings, by the name they import as."""
 
@@ -150,12 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="your seat, 0 acts first (default: %(default)s)")
     p.set_defaults(func=_cmd_play)
 
-    p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config",
-                       description="Train a MaskablePPO agent as a config says (fields: "
-                                   "training/config.py); needs the train extra.")
-    p.epilog = f"Install the train extra with: {install_line('train')}"
+    p = sub.add_parser("train", help="self-play PPO training from a YAML config",
+                       description="Train a PPO agent as a config says (fields: "
+                                   "training/config.py): with Stable-Baselines3 (backend: "
+                                   "sb3, the default; needs the train extra) or Ray RLlib "
+                                   "(backend: rllib; needs the rllib extra; a local Ray, "
+                                   "or the cluster RAY_ADDRESS names).")
+    p.epilog = (f"Install the train extra with: {install_line('train')}; the rllib extra "
+                f"with: {install_line('rllib')}")
     p.add_argument("config", help="a training config: a bundled one by name (selfplay, smoke, "
-                                  "ppo_standard) or a YAML path")
+                                  "ppo_standard, rllib_league) or a YAML path")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
@@ -435,12 +443,16 @@ def _cmd_train(args: argparse.Namespace) -> int:
                                    ("output_dir", args.output_dir), ("name", args.name))
                  if v is not None}
     config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
-    require_extra("train", "hilo train")
+    extra = "rllib" if config.backend == "rllib" else "train"
+    require_extra(extra, f"hilo train (backend {config.backend})")
     try:
-        from hilo_env.training.selfplay import train
+        if config.backend == "rllib":
+            from hilo_env.training.rllib_train import train
+        else:
+            from hilo_env.training.selfplay import train
     except ImportError as exc:  # a module of the extra found but broken
         raise _UsageError(f"hilo train cannot import {exc.name or exc}: "
-                          f"{install_line('train')}") from None
+                          f"{install_line(extra)}") from None
 
     print(f"training {config.name}: {config.total_timesteps:,} decisions, outputs in "
           f"{config.run_dir}/ (tensorboard --logdir {config.run_dir}/tb)")

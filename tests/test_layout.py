@@ -132,7 +132,7 @@ def test_bundled_configs_are_found_by_name(tmp_path: Path,
         assert config_path(name).read_text() == (ROOT / f"configs/train/{name}.yaml").read_text()
     (tmp_path / "smoke").write_text("name: mine\n")
     assert config_path("smoke") == Path("smoke")
-    with pytest.raises(ValueError, match=r"bundled config \['ppo_standard', 'selfplay', 'smoke'"):
+    with pytest.raises(ValueError, match=r"bundled config \[.*'ppo_standard', .*'smoke'"):
         config_path("smok")
     for missing in ("configs/train/smoke.yaml", "smoke.yaml"):
         with pytest.raises(ValueError, match="no training config at"):

@@ -24,10 +24,13 @@ from hilo_env.equation_hilo.rules import (
     short_text,
 )
 
+BACKENDS = ("sb3", "rllib")
+"""The libraries ``hilo train`` trains with (the config's ``backend``)."""
+
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Self-play MaskablePPO on the batched simulator against a pool of opponents."""
+    """Self-play PPO against a pool of opponents, with Stable-Baselines3 or RLlib."""
 
     name: str = "selfplay"
     """Run name: outputs go to ``<output_dir>/<name>/``."""
@@ -43,6 +46,20 @@ class TrainConfig:
     """Games simulated at once (the learner sits in one seat of each)."""
     torch_threads: int = 1
     """Torch CPU threads; 1 suits small networks on a 2-core machine."""
+    backend: str = "sb3"
+    """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
+    one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
+    policy shared by every seat; ``training.rllib_train``, the ``rllib`` extra). With
+    ``rllib``, ``num_envs`` is games per env runner, a rollout is ``n_steps * num_envs *
+    max(1, num_env_runners)`` decisions of every seat, and ``total_timesteps`` and the
+    ``*_every`` fields count those decisions."""
+    num_env_runners: int = 1
+    """rllib: Ray actors that play games (0: the driver plays them)."""
+    num_learners: int = 0
+    """rllib: Ray actors that learn (0: the driver learns)."""
+    selfplay_share: float = 0.5
+    """rllib: share of games where every seat plays the learning policy; in the others it
+    holds one seat and the pool (baselines and snapshots) the rest."""
     # ---- PPO ----
     learning_rate: float = 3e-4
     """Adam step size."""
@@ -95,8 +112,9 @@ class TrainConfig:
                      "eval_hands", "torch_threads"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
                      getattr(self, name), "an integer >= 1")
+        _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
         for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
-                     "seed"):
+                     "seed", "num_env_runners", "num_learners"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
                      getattr(self, name), "an integer >= 0")
         # MaskablePPO asserts both; checked here so a run never starts only to fail in SB3
@@ -106,7 +124,7 @@ class TrainConfig:
         for name in ("learning_rate", "clip_range", "vf_coef", "max_grad_norm", "reward_scale"):
             value = getattr(self, name)
             _require(_is_number(value) and value > 0, name, value, "a finite number > 0")
-        for name in ("gamma", "gae_lambda", "snapshot_share"):
+        for name in ("gamma", "gae_lambda", "snapshot_share", "selfplay_share"):
             value = getattr(self, name)
             _require(_is_number(value) and 0 <= value <= 1, name, value, "a number in [0, 1]")
         _require(_is_number(self.ent_coef) and self.ent_coef >= 0, "ent_coef", self.ent_coef,

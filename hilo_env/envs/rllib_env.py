@@ -1,0 +1,110 @@
+"""RLlib's view of a game's AEC env: a turn-based ``MultiAgentEnv`` (Ray RLlib's new API
+stack). Needs the ``rllib`` extra (``ray[rllib]``).
+
+Each step returns the observation of the agent to act next only, as a dict under the keys
+RLlib's action-masking modules read: ``{"observations": Box(float32), "action_mask":
+Box(0, 1, float32)}`` (:data:`OBS_KEY`, :data:`MASK_KEY`). Rewards go to every agent in the
+step that earns them (a hand's net chips reach all seats when it ends, acting or not); RLlib
+adds them to the agent's pending transition. Infos are the AEC env's (numbers only). An
+episode ends when the AEC env's does; an agent eliminated earlier is reported terminated then.
+
+    from hilo_env.envs.rllib_env import RLlibHiLoEnv
+    env = RLlibHiLoEnv({"rules": "standard"})   # env_config, as RLlib passes it
+
+:class:`TurnBasedRLlibEnv` wraps any raw AEC env of this package (the three games);
+:class:`RLlibHiLoEnv` is Equation Hi-Lo's, built from an ``env_config`` dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from hilo_env.agents.rllib import MASK_KEY, OBS_KEY
+from hilo_env.envs.card_game_env import CardGameEnv
+from hilo_env.envs.equation_hilo_aec import raw_env
+
+ENV_CONFIG_KEYS = ("rules", "reward_scale", "overrides")
+"""The keys of :class:`RLlibHiLoEnv`'s ``env_config``."""
+
+
+def masked_observation_space(aec_space: spaces.Dict) -> spaces.Dict:
+    """An AEC env's ``{"observation", "action_mask"}`` space under RLlib's keys, the mask as
+    float32 (RLlib's modules take its log)."""
+    n = aec_space["action_mask"].shape[0]
+    return spaces.Dict({OBS_KEY: aec_space["observation"],
+                        MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32)})
+
+
+class TurnBasedRLlibEnv(MultiAgentEnv):
+    """A raw AEC env (a :class:`CardGameEnv`) as RLlib's turn-based ``MultiAgentEnv``."""
+
+    def __init__(self, aec_env: CardGameEnv, reward_scale: float = 1.0) -> None:
+        """``reward_scale`` multiplies every reward (chips per hand are large for PPO)."""
+        super().__init__()
+        self.aec = aec_env
+        self.reward_scale = float(reward_scale)
+        self.possible_agents = list(aec_env.possible_agents)
+        self.agents = self.possible_agents[:]
+        self.observation_spaces = {a: masked_observation_space(aec_env.observation_space(a))
+                                   for a in self.possible_agents}
+        self.action_spaces = {a: aec_env.action_space(a) for a in self.possible_agents}
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = self.aec.observe(agent)
+        return {OBS_KEY: obs["observation"], MASK_KEY: obs["action_mask"].astype(np.float32)}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict | None = None) -> tuple[dict, dict]:
+        """A new episode of the AEC env (``options`` as its reset takes them)."""
+        self.aec.reset(seed=seed, options=options)
+        self.agents = self.possible_agents[:]
+        agent = self.aec.agent_selection
+        return {agent: self._observe(agent)}, {}
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Play the acting agent's action; returns the next acting agent's observation."""
+        aec = self.aec
+        agent = aec.agent_selection
+        if agent not in action_dict:
+            raise ValueError(f"{agent!r} is to act, but the actions are for "
+                             f"{sorted(action_dict)}")
+        aec.step(action_dict[agent])
+        scale = self.reward_scale
+        rewards = {a: float(aec.rewards[a]) * scale for a in aec.agents}
+        terminated = {a: True for a in aec.agents if aec.terminations[a]}
+        truncated = {a: True for a in aec.agents if aec.truncations[a]}
+        # a truncated agent gets a last observation (RLlib bootstraps its value from it)
+        observations = {a: self._observe(a) for a in truncated}
+        # PettingZoo asks a None step of each finished agent before play goes on
+        while aec.agents and (aec.terminations[aec.agent_selection]
+                              or aec.truncations[aec.agent_selection]):
+            aec.step(None)
+        over = not aec.agents
+        self.agents = list(aec.agents)
+        infos = {}
+        if not over:
+            nxt = aec.agent_selection
+            observations[nxt] = self._observe(nxt)
+            infos[nxt] = aec.infos[nxt]
+        terminated["__all__"] = over and not truncated
+        truncated["__all__"] = over and bool(truncated)
+        return observations, rewards, terminated, truncated, infos
+
+
+class RLlibHiLoEnv(TurnBasedRLlibEnv):
+    """Equation Hi-Lo for RLlib, built from an ``env_config``: ``rules`` (a preset name, YAML
+    path or RuleSet), ``reward_scale`` and ``overrides`` (rule fields)."""
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        config = dict(config or {})
+        unknown = set(config) - set(ENV_CONFIG_KEYS)
+        if unknown:
+            raise ValueError(f"unknown env_config key(s) {sorted(unknown)}; keys are "
+                             f"{list(ENV_CONFIG_KEYS)}")
+        super().__init__(raw_env(config.get("rules", "standard"),
+                                 **config.get("overrides", {})),
+                         config.get("reward_scale", 1.0))
