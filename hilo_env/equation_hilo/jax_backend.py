@@ -1,0 +1,617 @@
+"""Equation Hi-Lo in JAX: pure functions of an immutable state, jit- and vmap-able, pgx-style.
+
+:class:`EquationHiLo` is one match of one rule set as functions of a frozen :class:`State`
+pytree (one game; ``jax.vmap`` makes a batch, as in pgx). It mirrors the NumPy batch simulator
+(:mod:`~hilo_env.equation_hilo.vector`) decision for decision: on the same deck orders, hand
+seeds and actions it gives the engine's states, rewards, legal actions and observations (the
+conformance suite, ``tests/conformance/``, checks this). The rule math without decisions is
+not copied: the pot split and the tie-breaks are :mod:`showdown`'s functions called with
+``xp=jax.numpy``, the solver and observation tables are the NumPy ones, as constants.
+
+``EquationHiLo(rules="standard", **overrides)``, the names of ``pgx.Env`` (duck-typed: pgx
+need not be installed):
+
+| member                                  | what                                            |
+|-----------------------------------------|-------------------------------------------------|
+| ``init(key)``                           | a new match, its first hand dealt from ``key``  |
+| ``step(state, action, key)``            | one decision; ``key`` deals the next hand       |
+| ``observe(state, player=None)``         | (observation_size,) float32, the layout of      |
+|                                         | :mod:`observation` (the acting seat by default) |
+| ``init_from_deal(deck, hand_seed)``     | ``init`` with chance as data: (52,) card ids    |
+| ``step_with_deal(state, action, deck,`` | top first and a (2,) uint32 seed               |
+| ``hand_seed)``                          | (:func:`jax_chance.hand_seed_words`)            |
+| ``id``, ``version``, ``num_players``,   | ``"equation_hilo"``, ``"v0"``, the rule set's   |
+| ``num_actions``, ``observation_shape``  | sizes                                           |
+
+:class:`State` holds pgx's fields, ``current_player``, ``observation`` (the acting seat's),
+``rewards`` ((n,) float32: each seat's net chips of a hand that ended in this step, else 0),
+``terminated`` (the match is over), ``truncated`` (always False), ``legal_action_mask``
+((num_actions,) bool) and ``_step_count``, and the game's fields under the names of
+:class:`~hilo_env.equation_hilo.batch_state.BatchState`, seat-first for one game (see
+``State``). A finished hand is dealt again within the step; a finished match is terminal: as in
+pgx, ``step`` then returns it unchanged with zero rewards, its mask all ones and
+``current_player`` the seat that acted last (wrap ``step`` with pgx's ``auto_reset`` for a new
+match). An illegal action ends the match at once, as pgx does: the offender's reward is
+``-starting_stack``, the others share ``starting_stack``.
+
+Everything runs under ``jit``: rule fields are static (one compile per rule set), control flow
+is ``lax.while_loop``/``lax.switch`` and selects, never Python on traced values. The deal runs
+one card (or one schedule step) per loop turn; a turn that meets a card the rules send back
+reshuffles until the top card may be dealt. Integers are int32 (JAX's default); the solver's
+float64 distances enter the showdown as their ranks among the table's distinct distances
+(:func:`distance_ranks`), so float32 decides every tie exactly as float64 does.
+
+Rule fields: every preset and field of ``docs/rules.md`` at 2..8 players; any other field of
+:class:`RuleSet` (a smaller deck, other base operators) only at its default, and
+``odd_chip`` only ``house``: the backend says which field it refuses, as the NumPy simulator
+does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards, jax_chance, solver
+from hilo_env.equation_hilo.batch_state import MINUS, NUM_OPERATOR_KINDS, PLUS, TIMES
+from hilo_env.equation_hilo.engine import BASE_OPERATORS, Phase
+from hilo_env.equation_hilo.observation import MAX_ROOTS_SCALE, layout, solver_slices
+from hilo_env.equation_hilo.rules import BET, DEAL_STEPS, HIDDEN, RuleSet, resolve
+from hilo_env.equation_hilo.showdown import NO_SEAT, split_pot, tiebreak_rank
+
+I32 = jnp.int32
+DECK = cards.DECK_SIZE
+NUMBERS_PER_HAND = solver.NUM_NUMBERS
+BASE_OPERATOR_COUNTS = tuple(BASE_OPERATORS.count(op) for op in solver.OPERATORS)
+WINDOW = 8
+"""Cards looked at for the extra card of a special: at most seven specials are left once one
+is drawn, so a number lies in the next eight."""
+BET_PHASE, DISCARD_PHASE, DECLARE_PHASE, HAND_OVER_PHASE, MATCH_OVER_PHASE = (int(p)
+                                                                               for p in Phase)
+HIDDEN_STEP, BET_STEP = DEAL_STEPS.index(HIDDEN), DEAL_STEPS.index(BET)
+SUPPORTED_VALUES = {"odd_chip": ("house",)}
+"""Rule fields the backend plays only at some values (beyond the rule set's own checks)."""
+PLAYED_FIELDS = ("num_players", "deal", "max_multiply", "multiply_discards", "integer_results",
+                 "swing", "tiebreak", "odd_chip", "starting_stack", "ante", "hands_per_episode")
+"""The rule fields the backend plays at every value; any other only at its default."""
+ENV_ID = "equation_hilo"
+VERSION = "v0"
+BIG = np.iinfo(np.int32).max
+MAX_HANDS_PER_EPISODE = 1 << 20
+"""The most hands a match may have here: the observation reads hands left from a table."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class State:
+    """One game (``jax.vmap`` adds leading batch axes). Per-seat arrays are ``(n, ...)``;
+    every game field has the meaning of the same name in ``BatchState``; ``hand_seed`` is a
+    (2,) uint32 pair (:mod:`jax_chance`)."""
+
+    current_player: jax.Array  # ()  int32  the seat to act (the last actor once terminal)
+    observation: jax.Array  # (observation_size,) float32  the acting seat's observation
+    rewards: jax.Array  # (n,) float32  net chips of a hand that ended in this step
+    terminated: jax.Array  # () bool  the match is over
+    truncated: jax.Array  # () bool  always False
+    legal_action_mask: jax.Array  # (num_actions,) bool
+    _step_count: jax.Array  # () int32  steps taken in this match
+    stacks: jax.Array  # (n,) int32
+    eliminated: jax.Array  # (n,) bool
+    house: jax.Array  # () int32
+    button: jax.Array  # () int32
+    hand_number: jax.Array  # () int32
+    deck: jax.Array  # (52,) int32, top first
+    draw_position: jax.Array  # () int32
+    hand_seed: jax.Array  # (2,) uint32
+    reshuffles: jax.Array  # () int32
+    in_hand: jax.Array  # (n,) bool
+    hidden: jax.Array  # (n,) int32
+    face_up: jax.Array  # (n, 52) bool
+    numbers: jax.Array  # (n, 4) int32
+    number_count: jax.Array  # (n,) int32
+    set_aside: jax.Array  # (52,) bool
+    operators: jax.Array  # (n, 4) int32
+    roots: jax.Array  # (n,) int32
+    multiplies: jax.Array  # (n,) int32
+    declarations: jax.Array  # (n,) int32
+    cap: jax.Array  # () int32
+    round: jax.Array  # () int32
+    round_wagers: jax.Array  # (R, n) int32
+    acted: jax.Array  # (n,) bool
+    phase: jax.Array  # () int32
+    schedule: jax.Array  # () int32
+    deal_position: jax.Array  # () int32
+    wagers: jax.Array  # (n,) int32
+    net: jax.Array  # (n,) int32
+    hand_over: jax.Array  # () bool  the last step ended a hand
+    match_over: jax.Array  # () bool  the last step ended the match
+
+    @property
+    def env_id(self) -> str:
+        """pgx's name for the game."""
+        return ENV_ID
+
+    def replace(self, **changes: Any) -> State:
+        """A copy with some fields changed (pgx's ``State.replace``)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _select(pred: jax.Array, a: State, b: State) -> State:
+    """``a`` where ``pred``, else ``b``, field by field."""
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
+
+
+@functools.cache
+def distance_ranks(integer_results: bool) -> np.ndarray:
+    """``[side, signature]`` float32: each hand's best distance (the solver's, float64) as its
+    rank among the table's distinct distances, ``inf`` where no equation is valid.
+
+    The showdown compares distances only with each other (ties within
+    ``solver.TIE_TOLERANCE``), so ranks give its float64 decisions in float32, where near
+    distances (some differ by 4e-8) would merge. Raises if the table's distances do not fall
+    into clusters narrower than the tolerance and further apart than it (then no rank could
+    stand for them)."""
+    low, high = solver.lookup_distances(np.arange(solver.NUM_SIGNATURES), integer_results)
+    both = np.stack([low, high])
+    finite = np.unique(both[np.isfinite(both)])
+    gaps = np.diff(finite)
+    new_cluster = gaps > solver.TIE_TOLERANCE
+    cluster = np.concatenate([[0], np.cumsum(new_cluster)])
+    starts = np.concatenate([[0], np.flatnonzero(new_cluster) + 1])
+    span = finite - finite[starts][cluster]
+    if span.max(initial=0.0) > solver.TIE_TOLERANCE:
+        raise ValueError("solver distances chain within TIE_TOLERANCE; ranks cannot stand "
+                         "for them")
+    rank = np.full(both.shape, np.inf)
+    ok = np.isfinite(both)
+    rank[ok] = cluster[np.searchsorted(finite, both[ok])]
+    return rank.astype(np.float32)
+
+
+@functools.cache
+def multiset_of_code() -> np.ndarray:
+    """``[v0 * 11**3 + v1 * 11**2 + v2 * 11 + v3]``: the solver's multiset id of 4 values in
+    any order (from ``solver.signatures``)."""
+    grid = np.indices((cards.NUM_VALUES,) * NUMBERS_PER_HAND).reshape(NUMBERS_PER_HAND, -1).T
+    zeros = np.zeros(len(grid), np.int64)
+    per_multiset = solver.NUM_OPSETS * (solver.MAX_ROOTS + 1)
+    return (solver.signatures(grid, zeros, zeros) // per_multiset).astype(np.int32)
+
+
+@functools.cache
+def opset_of_counts() -> np.ndarray:
+    """``[+, −, ×]`` counts (0..3 each) -> the solver's opset id (-1: not tabulated)."""
+    grid = np.indices((solver.NUM_OPERATORS + 1,) * 3).reshape(3, -1).T
+    ids = solver.opset_ids_of_counts(np.pad(grid, ((0, 0), (0, 1))))  # ÷ follows from them
+    return ids.reshape((solver.NUM_OPERATORS + 1,) * 3).astype(np.int32)
+
+
+def check_rules(rules: RuleSet) -> None:
+    """Raise ValueError naming a rule field the JAX backend does not play at its value."""
+    for f in dataclasses.fields(rules):
+        value = getattr(rules, f.name)
+        if f.name not in PLAYED_FIELDS and value != f.default:
+            raise ValueError(f"the JAX backend plays rule field {f.name!r} only at its default "
+                             f"{f.default!r}, not {value!r}")
+        allowed = SUPPORTED_VALUES.get(f.name)
+        if allowed is not None and value not in allowed:
+            raise ValueError(f"the JAX backend plays rule field {f.name!r} only as one of "
+                             f"{list(allowed)}, not {value!r}")
+
+
+class EquationHiLo:
+    """One match of Equation Hi-Lo as pure JAX functions (see the module docstring)."""
+
+    def __init__(self, rules: str | RuleSet = "standard", **overrides: Any) -> None:
+        self.rules = r = resolve(rules, **overrides)
+        check_rules(r)
+        self.n = n = r.num_players
+        self.num_bet_rounds = r.num_bet_rounds
+        self._num_actions = A.num_actions(r.max_cap)
+        self.layout = layout(r)
+        self._obs_size = self.layout["hands_left"].stop
+        seats = np.arange(n)
+        # order[b, p]: the seat at position p from the left of dealer b (p = n: NO_SEAT);
+        # position[b, seat]: a seat's position from the left of dealer b.
+        self._order = np.concatenate([(seats[:, None] + 1 + seats) % n,
+                                      np.full((n, 1), NO_SEAT)], axis=1).astype(np.int32)
+        self._position = ((seats[None, :] - seats[:, None] - 1) % n).astype(np.int32)
+        self._steps = np.array([DEAL_STEPS.index(s) for s in r.deal], np.int32)
+        self._distances = distance_ranks(r.integer_results)
+        self._solver_slices = solver_slices(r.integer_results)
+        self._multisets = multiset_of_code()
+        self._opsets = opset_of_counts()
+        self._code_places = cards.NUM_VALUES ** np.arange(NUMBERS_PER_HAND - 1, -1, -1)
+        if r.hands_per_episode > MAX_HANDS_PER_EPISODE:
+            raise ValueError(f"the JAX backend plays rule field 'hands_per_episode' up to "
+                             f"{MAX_HANDS_PER_EPISODE:,}, not {r.hands_per_episode:,}")
+        stack, hands = float(r.starting_stack), r.hands_per_episode
+        self._ratios = tuple(t.astype(np.float32) for t in (
+            np.arange(n * r.starting_stack + 1) / stack,  # chips / S (all chips in play)
+            np.arange(solver.MAX_ROOTS + 1) / MAX_ROOTS_SCALE,
+            (hands - np.arange(hands + 1)) / hands))  # hands left / hands_per_episode
+
+    # ---- pgx's face -------------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return ENV_ID
+
+    @property
+    def version(self) -> str:
+        return VERSION
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    @property
+    def num_actions(self) -> int:
+        return self._num_actions
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (self._obs_size,)
+
+    def init(self, key: jax.Array) -> State:
+        """A new match, its first hand dealt from ``key``."""
+        return self.init_from_deal(*jax_chance.deal(key))
+
+    def step(self, state: State, action: jax.Array, key: jax.Array | None = None) -> State:
+        """One decision of the acting seat; ``key`` deals the next hand if this one ends."""
+        if key is None:
+            raise TypeError("step needs a key: a hand that ends is dealt again from it (or "
+                            "use step_with_deal)")
+        return self.step_with_deal(state, action, *jax_chance.deal(key))
+
+    def observe(self, state: State, player: jax.Array | None = None) -> jax.Array:
+        """(observation_size,) float32: what ``player`` (the acting seat by default) knows,
+        laid out as :func:`observation.layout` (exactly ``observation.Encoder.encode``)."""
+        seat = state.current_player if player is None else jnp.asarray(player, I32)
+        return self._observe(state, seat)
+
+    # ---- chance as data ---------------------------------------------------------------------
+
+    def init_from_deal(self, deck: jax.Array, hand_seed: jax.Array) -> State:
+        """A new match whose first hand is ``deck`` (52,) (top first) and ``hand_seed``
+        (2,) uint32."""
+        s = self._start_hand(self._new_match(self._zeros()), deck, hand_seed)
+        return self._finish(self._advance(s, jnp.bool_(True)), s.current_player)
+
+    def step_with_deal(self, state: State, action: jax.Array, deck: jax.Array,
+                       hand_seed: jax.Array) -> State:
+        """:meth:`step` with the next hand given as data (used only if this hand ends)."""
+        action = jnp.asarray(action, I32)
+        legal = state.legal_action_mask[jnp.clip(action, 0, self._num_actions - 1)] \
+            & (action >= 0) & (action < self._num_actions)
+        actor = state.current_player
+        s = state.replace(hand_over=jnp.bool_(False), match_over=jnp.bool_(False),
+                          _step_count=state._step_count + 1)
+        s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
+                           (self._bet, self._discard, self._declare), s, action)
+        again = s.hand_over & ~s.match_over
+        s = _select(again, self._start_hand(self._move_button(s), deck, hand_seed), s)
+        s = self._finish(self._advance(s, go | again), actor)
+        s = _select(legal, s, self._illegal(state, actor))
+        return _select(state.terminated, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
+
+    # ---- the state ----------------------------------------------------------------------------
+
+    def _zeros(self) -> State:
+        n, R, i32 = self.n, max(self.num_bet_rounds, 1), I32
+        z, f = jnp.zeros((), i32), jnp.bool_(False)
+        return State(
+            current_player=z, observation=jnp.zeros(self._obs_size, jnp.float32),
+            rewards=jnp.zeros(n, jnp.float32), terminated=f, truncated=f,
+            legal_action_mask=jnp.zeros(self._num_actions, bool), _step_count=z,
+            stacks=jnp.zeros(n, i32), eliminated=jnp.zeros(n, bool), house=z, button=z,
+            hand_number=z, deck=jnp.zeros(DECK, i32), draw_position=z,
+            hand_seed=jnp.zeros(2, jnp.uint32), reshuffles=z, in_hand=jnp.zeros(n, bool),
+            hidden=jnp.full(n, -1, i32), face_up=jnp.zeros((n, DECK), bool),
+            numbers=jnp.zeros((n, NUMBERS_PER_HAND), i32), number_count=jnp.zeros(n, i32),
+            set_aside=jnp.zeros(DECK, bool), operators=jnp.zeros((n, NUM_OPERATOR_KINDS), i32),
+            roots=jnp.zeros(n, i32), multiplies=jnp.zeros(n, i32),
+            declarations=jnp.full(n, -1, i32), cap=z, round=z,
+            round_wagers=jnp.zeros((R, n), i32), acted=jnp.zeros(n, bool), phase=z,
+            schedule=z, deal_position=z, wagers=jnp.zeros(n, i32), net=jnp.zeros(n, i32),
+            hand_over=f, match_over=f)
+
+    def _finish(self, s: State, actor: jax.Array) -> State:
+        """The pgx fields of a state the game has settled: whose turn, the mask, the
+        rewards of a hand that ended, the observation."""
+        over = s.match_over
+        s = s.replace(current_player=jnp.where(over, actor, s.current_player),
+                      terminated=over,
+                      legal_action_mask=self._mask(s) | over,
+                      rewards=jnp.where(s.hand_over, s.net, 0).astype(jnp.float32))
+        return s.replace(observation=self._observe(s, s.current_player))
+
+    def _illegal(self, state: State, offender: jax.Array) -> State:
+        """pgx's rule: an illegal action ends the match; the offender pays the others."""
+        stack = float(self.rules.starting_stack)
+        rewards = jnp.where(jnp.arange(self.n) == offender, -stack, stack / (self.n - 1))
+        return state.replace(rewards=rewards.astype(jnp.float32), terminated=jnp.bool_(True),
+                             legal_action_mask=jnp.ones_like(state.legal_action_mask),
+                             _step_count=state._step_count + 1)
+
+    # ---- matches and hands --------------------------------------------------------------------
+
+    def _new_match(self, s: State) -> State:
+        n = self.n
+        return s.replace(stacks=jnp.full(n, self.rules.starting_stack, I32),
+                         eliminated=jnp.zeros(n, bool), house=jnp.zeros((), I32),
+                         button=jnp.asarray(n - 1, I32), hand_number=jnp.zeros((), I32))
+
+    def _move_button(self, s: State) -> State:
+        """The next seat clockwise that is not eliminated."""
+        b = s.button
+        dist = jnp.where(s.eliminated, self.n, jnp.asarray(self._position)[b]).min()
+        return s.replace(button=jnp.asarray(self._order)[b, dist])
+
+    def _start_hand(self, s: State, deck: jax.Array, hand_seed: jax.Array) -> State:
+        """A new hand: ante taken, nothing dealt yet (``_advance`` deals)."""
+        n = self.n
+        live = ~s.eliminated
+        cap = jnp.where(live, s.stacks, BIG).min()
+        ante = jnp.where(live, jnp.minimum(self.rules.ante, cap), 0)
+        return s.replace(
+            hand_number=s.hand_number + 1, deck=jnp.asarray(deck, I32),
+            draw_position=jnp.zeros((), I32), hand_seed=jnp.asarray(hand_seed, jnp.uint32),
+            reshuffles=jnp.zeros((), I32), in_hand=live, hidden=jnp.full(n, -1, I32),
+            face_up=jnp.zeros_like(s.face_up), numbers=jnp.zeros_like(s.numbers),
+            number_count=jnp.zeros_like(s.number_count), set_aside=jnp.zeros_like(s.set_aside),
+            operators=jnp.broadcast_to(jnp.asarray(BASE_OPERATOR_COUNTS, I32), s.operators.shape),
+            roots=jnp.zeros_like(s.roots), multiplies=jnp.zeros_like(s.multiplies),
+            declarations=jnp.full(n, -1, I32), acted=jnp.zeros_like(s.acted),
+            round_wagers=jnp.zeros_like(s.round_wagers), cap=cap, round=jnp.asarray(-1, I32),
+            phase=jnp.asarray(BET_PHASE, I32), current_player=jnp.asarray(NO_SEAT, I32),
+            schedule=jnp.zeros((), I32), deal_position=jnp.asarray(n, I32), wagers=ante,
+            stacks=s.stacks - ante)
+
+    def _advance(self, s: State, go: jax.Array) -> State:
+        """Run the hand forward until a seat must decide (the engine's ``_advance``)."""
+        return lax.while_loop(lambda c: c[1], lambda c: self._advance_once(c[0]), (s, go))[0]
+
+    def _advance_once(self, s: State) -> tuple[State, jax.Array]:
+        """One turn of the deal: the next card of a pass, or the next step of the schedule;
+        returns the state and whether the game still needs advancing."""
+        n = self.n
+        in_pass = s.deal_position < n
+        seat = jnp.asarray(self._order)[s.button, jnp.minimum(s.deal_position, n)]
+        seat = jnp.maximum(seat, 0)
+        live = in_pass & s.in_hand[seat]
+        hidden = jnp.asarray(self._steps)[jnp.maximum(s.schedule - 1, 0)] == HIDDEN_STEP
+        limit = self.rules.max_multiply
+
+        def refused(s: State) -> jax.Array:
+            """The top card goes back: a special as the hidden card, a × over the limit."""
+            c = s.deck[s.draw_position]
+            special = c >= cards.FIRST_MULTIPLY
+            over = jnp.bool_(False) if limit is None else (
+                special & (c < cards.FIRST_ROOT) & (s.multiplies[seat] >= limit))
+            return live & jnp.where(hidden, special, over)
+
+        s = lax.while_loop(refused, self._put_back, s)
+        branch = jnp.where(live, jnp.where(hidden, 1, 2), jnp.where(in_pass, 0, 3))
+        return lax.switch(branch, (self._skip_seat, self._deal_hidden, self._deal_up,
+                                   self._next_step), s, seat)
+
+    # ---- dealing ------------------------------------------------------------------------------
+
+    def _put_back(self, s: State) -> State:
+        return s.replace(deck=jax_chance.put_back(s.deck, s.draw_position, s.hand_seed,
+                                                  s.reshuffles),
+                         reshuffles=s.reshuffles + 1)
+
+    @staticmethod
+    def _add_number(s: State, seat: jax.Array, card: jax.Array) -> State:
+        count = s.number_count[seat]
+        return s.replace(numbers=s.numbers.at[seat, count].set(card),
+                         number_count=s.number_count.at[seat].set(count + 1))
+
+    def _skip_seat(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
+        """A seat out of the hand gets no card."""
+        return s.replace(deal_position=s.deal_position + 1), jnp.bool_(True)
+
+    def _deal_hidden(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
+        c = s.deck[s.draw_position]
+        s = self._add_number(s, seat, c)
+        return s.replace(hidden=s.hidden.at[seat].set(c), draw_position=s.draw_position + 1,
+                         deal_position=s.deal_position + 1), jnp.bool_(True)
+
+    def _deal_up(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
+        """One face-up card with the special rules: a √ or × brings an extra number card
+        (specials before it set aside), and a × stops the deal for a discard."""
+        p = s.draw_position
+        c = s.deck[p]
+        special = c >= cards.FIRST_MULTIPLY
+        root = c >= cards.FIRST_ROOT
+        times = special & ~root
+        window = s.deck[jnp.minimum(p + 1 + jnp.arange(WINDOW), DECK - 1)]
+        number = window < cards.FIRST_MULTIPLY
+        j = jnp.argmax(number)
+        aside = special & ~number & (jnp.arange(WINDOW) < j)
+        set_aside = s.set_aside | (jax.nn.one_hot(window, DECK, dtype=bool)
+                                   & aside[:, None]).any(0)
+        extra = window[j]
+        face_up = s.face_up.at[seat, c].set(True)
+        face_up = face_up.at[seat, extra].set(face_up[seat, extra] | special)
+        s = self._add_number(s, seat, jnp.where(special, extra, c))
+        s = s.replace(
+            face_up=face_up, set_aside=set_aside,
+            draw_position=jnp.where(special, p + j + 2, p + 1),
+            roots=s.roots.at[seat].add(root.astype(I32)),
+            multiplies=s.multiplies.at[seat].add(times.astype(I32)),
+            deal_position=s.deal_position + 1,
+            phase=jnp.where(times, DISCARD_PHASE, s.phase),
+            current_player=jnp.where(times, seat, s.current_player))
+        return s, ~times
+
+    def _next_step(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
+        """The next step of the schedule (a pass begins, or a betting round), or the
+        declaration once the schedule is done."""
+        end = s.schedule == len(self._steps)
+        step = jnp.asarray(self._steps)[jnp.minimum(s.schedule, len(self._steps) - 1)]
+        bet = step == BET_STEP
+        s2 = s.replace(schedule=s.schedule + 1,
+                       deal_position=jnp.where(bet, s.deal_position, 0),
+                       round=s.round + bet, acted=s.acted & ~bet)
+        first = self._next_bettor(s2, s2.button)
+        started = bet & (first >= 0)
+        s2 = s2.replace(phase=jnp.where(started, BET_PHASE, s2.phase),
+                        current_player=jnp.where(started, first, s2.current_player))
+        declaring = s.replace(phase=jnp.asarray(DECLARE_PHASE, I32),
+                              current_player=self._next_in_order(s, jnp.asarray(-1, I32)))
+        return _select(end, declaring, s2), ~end & ~started
+
+    # ---- betting ------------------------------------------------------------------------------
+
+    def _next_bettor(self, s: State, after: jax.Array) -> jax.Array:
+        """The next seat clockwise after ``after`` that still has to act, or NO_SEAT."""
+        w = s.wagers
+        cond = (w < s.cap) & s.in_hand & (~s.acted | (w < w.max()))
+        dist = jnp.where(cond, jnp.asarray(self._position)[after], self.n).min()
+        return jnp.asarray(self._order)[after, dist]
+
+    def _bet(self, s: State, a: jax.Array) -> tuple[State, jax.Array]:
+        seat = s.current_player
+        fold, call, raised = a == A.FOLD, a == A.CALL, a >= A.FIRST_RAISE
+        in_hand = s.in_hand.at[seat].set(s.in_hand[seat] & ~fold)
+        total = jnp.where(call, s.wagers.max(), a - (A.FIRST_RAISE - 1))
+        chips = jnp.where(call | raised, total - s.wagers[seat], 0)
+        acted = jnp.where(raised, False, s.acted).at[seat].set(True)
+        s = s.replace(in_hand=in_hand, acted=acted, wagers=s.wagers.at[seat].add(chips),
+                      stacks=s.stacks.at[seat].add(-chips),
+                      round_wagers=s.round_wagers.at[s.round, seat].add(chips))
+        alone = fold & (in_hand.sum() == 1)
+        nxt = self._next_bettor(s, seat)
+        done = nxt < 0
+        playing = s.replace(current_player=jnp.where(done, seat, nxt))
+        payouts = jnp.where(jnp.arange(self.n) == jnp.argmax(in_hand), s.wagers.sum(), 0)
+        folded_out = self._pay(s, payouts, jnp.zeros((), I32))
+        return _select(alone, folded_out, playing), done & ~alone
+
+    def _discard(self, s: State, a: jax.Array) -> tuple[State, jax.Array]:
+        seat = s.current_player
+        slot = jnp.where(a == A.DISCARD_PLUS, PLUS, jnp.where(a == A.DISCARD_MINUS, MINUS, TIMES))
+        ops = s.operators.at[seat, slot].add(-1).at[seat, TIMES].add(1)
+        return s.replace(operators=ops), jnp.bool_(True)
+
+    # ---- declaration, showdown, payout ------------------------------------------------------
+
+    def _next_in_order(self, s: State, after_pos: jax.Array) -> jax.Array:
+        """The first seat in the hand whose position from the dealer's left is after
+        ``after_pos``, or NO_SEAT."""
+        pos = jnp.asarray(self._position)[s.button]
+        d = jnp.where(s.in_hand & (pos > after_pos), pos, self.n).min()
+        return jnp.asarray(self._order)[s.button, d]
+
+    def _declare(self, s: State, a: jax.Array) -> tuple[State, jax.Array]:
+        seat = s.current_player
+        s = s.replace(declarations=s.declarations.at[seat].set(a))
+        nxt = self._next_in_order(s, jnp.asarray(self._position)[s.button, seat])
+        s = s.replace(current_player=nxt)
+        return _select(nxt < 0, self._showdown(s), s), jnp.bool_(False)
+
+    def _signatures(self, s: State) -> jax.Array:
+        """(n,) each seat's solver signature (meaningful for full hands)."""
+        values = s.numbers // cards.NUM_SUITS
+        multiset = jnp.asarray(self._multisets)[values @ jnp.asarray(self._code_places, I32)]
+        ops = s.operators
+        opset = jnp.asarray(self._opsets)[ops[:, PLUS], ops[:, MINUS], ops[:, TIMES]]
+        return (multiset * solver.NUM_OPSETS + opset) * (solver.MAX_ROOTS + 1) + s.roots
+
+    def _showdown(self, s: State) -> State:
+        """Every hand's best distances (as ranks) and the pot split of :mod:`showdown`."""
+        distances = jnp.asarray(self._distances)[:, self._signatures(s)]  # (2, n)
+        split = split_pot(s.wagers.sum(), s.in_hand, s.declarations, distances,
+                          tiebreak_rank(s.numbers, self.rules.tiebreak, xp=jnp), xp=jnp)
+        return self._pay(s, split.payouts, split.house)
+
+    def _pay(self, s: State, payouts: jax.Array, house: jax.Array) -> State:
+        stacks = s.stacks + payouts
+        out = s.eliminated | (stacks == 0)
+        over = (s.hand_number >= self.rules.hands_per_episode) | ((~out).sum() <= 1)
+        return s.replace(stacks=stacks, house=s.house + house, net=payouts - s.wagers,
+                         wagers=jnp.zeros_like(s.wagers),
+                         current_player=jnp.asarray(NO_SEAT, I32), eliminated=out,
+                         phase=jnp.where(over, MATCH_OVER_PHASE, HAND_OVER_PHASE),
+                         hand_over=jnp.bool_(True), match_over=over)
+
+    # ---- legal actions and observations ------------------------------------------------------
+
+    def _mask(self, s: State) -> jax.Array:
+        """(num_actions,) bool: the acting seat's legal actions (``observation.action_mask``)."""
+        ids = jnp.arange(self._num_actions)
+        seat = jnp.maximum(s.current_player, 0)
+        high = s.wagers.max()
+        must_call = s.wagers[seat] < high
+        bet = ((ids == A.FOLD) | (ids == jnp.where(must_call, A.CALL, A.CHECK))
+               | ((ids >= A.FIRST_RAISE + high) & (ids < A.FIRST_RAISE + s.cap)))
+        held = s.operators[seat] > 0
+        discard = (((ids == A.DISCARD_PLUS) & held[PLUS]) | ((ids == A.DISCARD_MINUS) & held[MINUS])
+                   | ((ids == A.DISCARD_MULTIPLY) & held[TIMES]
+                      & ("*" in self.rules.discardable_operators)))
+        declare = ((ids == A.DECLARE_LOW) | (ids == A.DECLARE_HIGH)
+                   | ((ids == A.DECLARE_SWING) & self.rules.swing))
+        return jnp.select([s.phase == BET_PHASE, s.phase == DISCARD_PHASE,
+                           s.phase == DECLARE_PHASE], [bet, discard, declare], False)
+
+    def _observe(self, s: State, seat: jax.Array) -> jax.Array:
+        """The observation of ``seat`` (``observation.BatchEncoder.encode`` for one game)."""
+        n, f32 = self.n, jnp.float32
+        seat = jnp.asarray(seat, I32) % n
+        # Ratios by table, computed as NumPy computes them (float64, then float32): XLA
+        # divides by a constant as a multiply by its reciprocal, not always the same float.
+        chips, roots_scaled, hands_left = (jnp.asarray(t) for t in self._ratios)
+        slots = (seat + jnp.arange(n)) % n  # slot j: the j-th seat from the observer's left
+        live = s.phase < HAND_OVER_PHASE
+        hidden = s.hidden[seat]
+        pot = s.wagers.sum()
+        full = (s.number_count[seat] == NUMBERS_PER_HAND) \
+            & ~((s.phase == DISCARD_PHASE) & (s.current_player == seat))
+        solver_part = jnp.where(full, jnp.asarray(self._solver_slices)[self._signatures(s)[seat]],
+                                0.0)
+        parts = {
+            "phase": jax.nn.one_hot(s.phase, 3) * live,
+            "hidden": jax.nn.one_hot(hidden, cards.NUM_NUMBER_CARDS) * (hidden >= 0),
+            "face_up": s.face_up[slots].reshape(-1),
+            "set_aside": s.set_aside,
+            "operators": s.operators[slots].reshape(-1),
+            "roots": roots_scaled[s.roots[slots]],
+            "in_hand": s.in_hand[slots],
+            "stacks": chips[s.stacks[slots]],
+            "wagers": chips[s.wagers[slots]],
+            "round_wagers": chips[s.round_wagers[:self.num_bet_rounds, slots]].reshape(-1),
+            "button": jax.nn.one_hot((s.button - seat) % n, n),
+            "betting_round": jax.nn.one_hot(s.round, self.num_bet_rounds)
+            * (s.phase == BET_PHASE),
+            "pot": chips[jnp.where(live, pot, 0)][None],
+            "cap": chips[s.cap][None],
+            "to_call": chips[s.wagers.max() - s.wagers[seat]][None],
+            "solver": solver_part,
+            "hands_left": hands_left[s.hand_number][None],
+        }
+        assert list(parts) == list(self.layout)
+        return jnp.concatenate([p.astype(f32).reshape(-1) for p in parts.values()])
+
+
+Policy = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
+"""``policy(observation, legal_action_mask, key) -> action``, pure and jit-able (one game;
+vmap it for a batch)."""
+
+
+def random_policy(observation: jax.Array, legal_action_mask: jax.Array,
+                  key: jax.Array) -> jax.Array:
+    """A uniformly random legal action."""
+    logits = jnp.where(legal_action_mask, 0.0, -jnp.inf)
+    return jax.random.categorical(key, logits).astype(I32)

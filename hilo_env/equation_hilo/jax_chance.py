@@ -1,0 +1,111 @@
+"""Chance as data for the JAX backend: a hand's deck and seed from a key, and the reshuffles.
+
+A hand is its deck order (top first) and its ``hand_seed``, as in the engine and the NumPy
+simulator; every reshuffle orders the undrawn cards by
+:func:`~hilo_env.equation_hilo.cards.reshuffle_keys`. That function is SplitMix64 on uint64,
+and JAX has no 64-bit integers unless ``jax_enable_x64`` is set (a global switch a library
+should not flip), so :func:`reshuffle_keys` here computes the same keys on 32-bit halves: a
+seed is a ``(2,)`` uint32 pair, high word first (:func:`hand_seed_words`). The test suite
+checks it against ``cards.reshuffle_keys`` bit for bit.
+
+| name                  | what                                                              |
+|-----------------------|-------------------------------------------------------------------|
+| :func:`deal`          | key -> (deck (52,) int32 top first, hand_seed (2,) uint32)        |
+| :func:`hand_seed_words` | NumPy uint64 seeds (...) -> (..., 2) uint32 words, high first   |
+| :func:`reshuffle_keys`| ``cards.reshuffle_keys`` as (high, low) uint32 words               |
+| :func:`put_back`      | the card on top goes back and the undrawn cards are reshuffled    |
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from hilo_env.equation_hilo.cards import DECK_SIZE
+
+U32 = jnp.uint32
+WORD = 32
+LOW_WORD = (1 << WORD) - 1
+# SplitMix64's finaliser (cards.reshuffle_keys): the increment, two (shift, multiplier)
+# rounds, the final shift.
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+MIX_ROUNDS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB))
+FINAL_SHIFT = 31
+HALF = 16
+HALF_MASK = (1 << HALF) - 1
+
+Words = tuple[jax.Array, jax.Array]
+"""A uint64 as (high, low) uint32 arrays."""
+
+
+def _constant(value: int) -> Words:
+    return U32(value >> WORD), U32(value & LOW_WORD)
+
+
+def _add(a: Words, b: Words) -> Words:
+    low = a[1] + b[1]
+    return a[0] + b[0] + (low < a[1]).astype(U32), low
+
+
+def _mul_high(a: jax.Array, b: jax.Array) -> jax.Array:
+    """The high 32 bits of the 64-bit product of two uint32 arrays, from 16-bit halves."""
+    a1, a0, b1, b0 = a >> HALF, a & HALF_MASK, b >> HALF, b & HALF_MASK
+    cross1, cross2 = a0 * b1, a1 * b0
+    middle = ((a0 * b0) >> HALF) + (cross1 & HALF_MASK) + (cross2 & HALF_MASK)
+    return a1 * b1 + (cross1 >> HALF) + (cross2 >> HALF) + (middle >> HALF)
+
+
+def _mul(a: Words, b: Words) -> Words:
+    """The product modulo 2**64."""
+    return _mul_high(a[1], b[1]) + a[0] * b[1] + a[1] * b[0], a[1] * b[1]
+
+
+def _xor_shift(a: Words, shift: int) -> Words:
+    """``a ^ (a >> shift)`` for 0 < shift < 32."""
+    return a[0] ^ (a[0] >> shift), a[1] ^ ((a[1] >> shift) | (a[0] << (WORD - shift)))
+
+
+def _mix64(x: Words) -> Words:
+    z = _add(x, _constant(GOLDEN_GAMMA))
+    for shift, multiplier in MIX_ROUNDS:
+        z = _mul(_xor_shift(z, shift), _constant(multiplier))
+    return _xor_shift(z, FINAL_SHIFT)
+
+
+def reshuffle_keys(hand_seed: jax.Array, count: jax.Array, card_ids: jax.Array) -> Words:
+    """``cards.reshuffle_keys(seed, count, card_ids)`` as (high, low) uint32 words:
+    ``hand_seed`` (2,) uint32 (high first), ``count`` an integer, ``card_ids`` (52,)."""
+    base = _add((hand_seed[0], hand_seed[1]),
+                (U32(0), count.astype(U32) * U32(DECK_SIZE)))
+    return _mix64(_add(base, (jnp.zeros_like(card_ids, U32), card_ids.astype(U32))))
+
+
+def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
+             reshuffles: jax.Array) -> jax.Array:
+    """The deck after the card at ``draw_position`` (just drawn) goes back and the undrawn
+    cards, that one included, are reshuffled: top first in ascending order of their keys
+    (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are."""
+    high, low = reshuffle_keys(hand_seed, reshuffles, deck)
+    undrawn = jnp.arange(DECK_SIZE) >= draw_position
+    zero = U32(0)
+    return lax.sort((undrawn.astype(U32), jnp.where(undrawn, high, zero),
+                     jnp.where(undrawn, low, zero), deck), num_keys=3, is_stable=True)[3]
+
+
+def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """A hand's chance from a key: a uniform deck order (52,) int32, top first, and a hand
+    seed (2,) uint32 below 2**63, as the engine draws it."""
+    deck_key, seed_key = jax.random.split(key)
+    seed = jax.random.bits(seed_key, (2,), U32)
+    return (jax.random.permutation(deck_key, DECK_SIZE).astype(jnp.int32),
+            seed.at[0].set(seed[0] >> 1))
+
+
+def hand_seed_words(seeds: np.ndarray | int) -> np.ndarray:
+    """Hand seeds as the engine and the NumPy simulator hold them (uint64) -> ``(..., 2)``
+    uint32 words, high first, as the JAX backend holds them."""
+    s = np.asarray(seeds, dtype=np.uint64)
+    return np.stack([(s >> np.uint64(WORD)).astype(np.uint32),
+                     (s & np.uint64(LOW_WORD)).astype(np.uint32)], axis=-1)
