@@ -5,8 +5,10 @@ Each step returns the observation of the agent to act next only, as a dict under
 RLlib's action-masking modules read: ``{"observations": Box(float32), "action_mask":
 Box(0, 1, float32)}`` (:data:`OBS_KEY`, :data:`MASK_KEY`). Rewards go to every agent in the
 step that earns them (a hand's net chips reach all seats when it ends, acting or not); RLlib
-adds them to the agent's pending transition. Infos are the AEC env's (numbers only). An
-episode ends when the AEC env's does; an agent eliminated earlier is reported terminated then.
+adds them to the agent's pending transition. An agent that finishes (the episode ends, or it
+is eliminated earlier) gets its last observation with its termination: without one, RLlib's
+episode drops the transition of an agent that acted only once. Infos are the AEC env's
+(numbers only).
 
     from hilo_env.envs.rllib_env import RLlibHiLoEnv
     env = RLlibHiLoEnv({"rules": "standard"})   # env_config, as RLlib passes it
@@ -77,8 +79,9 @@ class TurnBasedRLlibEnv(MultiAgentEnv):
         rewards = {a: float(aec.rewards[a]) * scale for a in aec.agents}
         terminated = {a: True for a in aec.agents if aec.terminations[a]}
         truncated = {a: True for a in aec.agents if aec.truncations[a]}
-        # a truncated agent gets a last observation (RLlib bootstraps its value from it)
-        observations = {a: self._observe(a) for a in truncated}
+        # a finished agent gets a last observation: RLlib bootstraps a truncated agent's value
+        # from it, and drops the only transition of an agent that acted once without it
+        observations = {a: self._observe(a) for a in (*terminated, *truncated)}
         # PettingZoo asks a None step of each finished agent before play goes on
         while aec.agents and (aec.terminations[aec.agent_selection]
                               or aec.truncations[aec.agent_selection]):
