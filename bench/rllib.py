@@ -1,0 +1,111 @@
+"""RLlib sampling throughput and the time to the first iteration, on this machine.
+
+Env steps per second (decisions of every seat) sampled by 1 and 2 env runners of the
+``rllib_league`` config, all of them at once, with the policy acting (exploration, torch on
+the CPU), timed after a warm-up; each figure is the median of ``--repeats`` samples of
+``--steps`` decisions per runner, in one run. Two mappings: every seat played by the learning
+policy (``selfplay_share: 1``), and the bundled league (half the games against the baselines
+and snapshots, the heuristic's equity computed in the runners). The raw AEC env's steps per
+second with random legal actions, in this process, is the reference. Then the time from
+building the algorithm to the end of its first PPO iteration (the default rollout of the
+config, 4,096 decisions), and Ray's start-up on its own.
+
+    python bench/rllib.py                 # needs the rllib extra; about three minutes
+
+Ray is started locally with as many CPUs as the env runners need (2); on a 2-core machine the
+driver, its learner and two runners share two cores, so 2 runners cannot double 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+import ray
+
+import hilo_env
+from hilo_env.training.config import TrainConfig
+from hilo_env.training.rllib_train import build_algorithm
+
+
+def aec_steps_per_second(seconds: float) -> float:
+    """The raw AEC env, random legal actions: decisions per second."""
+    env = hilo_env.raw_env()
+    rng = np.random.default_rng(0)
+    steps, start, seed = 0, time.perf_counter(), 0
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed)
+        seed += 1
+        while env.agents:
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(
+                obs["action_mask"]))))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def sampling_rate(config: TrainConfig, steps: int, repeats: int) -> float:
+    """Median env steps per second of all runners sampling ``steps`` decisions each at once."""
+    algo = build_algorithm(config, config.rule_set())
+    try:
+        group = algo.env_runner_group
+
+        def sample() -> float:
+            start = time.perf_counter()
+            episodes = group.foreach_env_runner(
+                lambda runner: sum(e.env_steps() for e in runner.sample(num_timesteps=steps)),
+                local_env_runner=False)
+            return sum(episodes) / (time.perf_counter() - start)
+
+        sample()  # warm-up: the first forward passes, the envs' first resets
+        return statistics.median(sample() for _ in range(repeats))
+    finally:
+        algo.stop()
+
+
+def first_iteration_seconds(config: TrainConfig) -> tuple[float, float]:
+    """(seconds to build the algorithm, seconds of its first ``train()``)."""
+    start = time.perf_counter()
+    algo = build_algorithm(config, config.rule_set())
+    built = time.perf_counter()
+    try:
+        algo.train()
+        return built - start, time.perf_counter() - built
+    finally:
+        algo.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=2000, help="decisions per runner sample")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+          f"python {platform.python_version()}, ray {ray.__version__}")
+    print(f"raw AEC env, random legal actions: {aec_steps_per_second(3.0):,.0f} steps/s")
+
+    start = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    print(f"ray.init (local, 2 CPUs): {time.perf_counter() - start:.1f} s")
+    league = TrainConfig.from_yaml("rllib_league", output_dir="/tmp/hilo_bench_rllib")
+    print("\nenv steps/s sampled (median of "
+          f"{args.repeats} x {args.steps:,} decisions per runner)")
+    print(f"{'mapping':<22}{'1 runner':>12}{'2 runners':>12}{'2 / 1':>8}")
+    for label, share in (("self-play (all shared)", 1.0), ("league (bundled)", 0.5)):
+        rates = [sampling_rate(league.__class__(**{**league.to_dict(), "num_env_runners": k,
+                                                    "selfplay_share": share}),
+                               args.steps, args.repeats) for k in (1, 2)]
+        print(f"{label:<22}{rates[0]:>12,.0f}{rates[1]:>12,.0f}{rates[1] / rates[0]:>8.2f}")
+    build, first = first_iteration_seconds(league)
+    rollout = league.n_steps * league.num_envs
+    print(f"\nfirst iteration of rllib_league (1 runner, {rollout:,} decisions): build "
+          f"{build:.1f} s + train() {first:.1f} s = {build + first:.1f} s")
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
