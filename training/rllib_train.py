@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import csv
+import math
 import time
 import zlib
 from collections.abc import Callable
@@ -151,7 +152,8 @@ def scalars(result: dict[str, Any], prefix: str = "") -> dict[str, float]:
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             out.update(scalars(value, name + "/"))
-        elif isinstance(value, int | float | np.number) and not isinstance(value, bool):
+        elif (isinstance(value, int | float | np.number) and not isinstance(value, bool)
+              and math.isfinite(value)):  # RLlib reports NaN for metrics with no data yet
             out[name] = float(value)
     return out
 
