@@ -45,7 +45,12 @@ class TrainConfig:
     num_envs: int = 256
     """Games simulated at once (the learner sits in one seat of each)."""
     torch_threads: int = 1
-    """Torch CPU threads; 1 suits small networks on a 2-core machine."""
+    """Torch CPU threads while collecting rollouts; 1 suits small networks on a 2-core
+    machine (a second thread only contends with the simulator)."""
+    update_threads: int = 1
+    """Torch CPU threads for PPO's gradient steps, when the simulator is idle: 2 makes them
+    about 1.8x faster on an idle 2-core machine (``bench/train.py``), but several times
+    slower when other work holds the second core."""
     backend: str = "sb3"
     """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
     one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
@@ -109,7 +114,7 @@ class TrainConfig:
         _require("/" not in self.name and self.name not in (".", ".."), "name", self.name,
                  "a run name without '/' (a folder under output_dir)")
         for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
-                     "eval_hands", "torch_threads"):
+                     "eval_hands", "torch_threads", "update_threads"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
                      getattr(self, name), "an integer >= 1")
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")

@@ -16,9 +16,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,65 @@ def _scaled_rewards(vec_env: Any, scale: float) -> Any:
     return ScaleReward(vec_env)
 
 
+@contextlib.contextmanager
+def unchecked_distributions() -> Iterator[None]:
+    """Torch's argument checks of distributions off inside the block (restored after).
+
+    MaskablePPO builds a masked categorical distribution at every step and every minibatch,
+    and checking its arguments (simplex, support) is about 5% of an update; the checks
+    compute nothing the learning uses, so results are the same bit for bit.
+    """
+    from torch.distributions import Distribution
+
+    before = Distribution._validate_args
+    Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        Distribution.set_default_validate_args(before)
+
+
+def phase_threads(config: TrainConfig) -> Any:
+    """An SB3 callback giving torch ``config.torch_threads`` threads while rollouts are
+    collected and ``config.update_threads`` for the gradient steps in between."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class PhaseThreads(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            torch.set_num_threads(config.torch_threads)
+
+        def _on_rollout_end(self) -> None:
+            torch.set_num_threads(config.update_threads)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return PhaseThreads()
+
+
+def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, HiLoVectorEnv, OpponentPool]:
+    """The MaskablePPO learner on ``config.num_envs`` simulated games against the opponent
+    pool, as :func:`train` runs it (``bench/train.py`` times its ``learn``)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    # small networks on a 2-core machine: one torch thread leaves the other core to the
+    # simulator (two threads contend and run several times slower)
+    torch.set_num_threads(config.torch_threads)
+    pool = OpponentPool(config, rules)
+    env = HiLoVectorEnv(rules, config.num_envs, opponents=pool.opponents(config.num_envs),
+                        seed=config.seed)
+    vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
+    model = MaskablePPO(
+        "MlpPolicy", vec_env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
+    return model, env, pool
+
+
 def train(config: TrainConfig, progress: bool = True,
           on_eval: Callable[[int, dict[str, tuple[float, float]], float], None] | None = None,
           *,
@@ -129,13 +189,8 @@ def train(config: TrainConfig, progress: bool = True,
     ``eval_every_seconds``: evaluate on that clock as well as every ``eval_every``
     decisions; ``curve_title``: the learning curve's title."""
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import HParam, configure
-
-    # small networks on a 2-core machine: one torch thread leaves the other core to the
-    # simulator (two threads contend and run several times slower)
-    torch.set_num_threads(config.torch_threads)
 
     # ---- 1. config, output folder, logging ----------------------------------------------------
     rules = config.rule_set()
@@ -145,16 +200,7 @@ def train(config: TrainConfig, progress: bool = True,
     logger = configure(str(run_dir / "tb"), ["tensorboard", "csv"])
 
     # ---- 2. the simulator, the opponents and the learner -------------------------------------
-    pool = OpponentPool(config, rules)
-    env = HiLoVectorEnv(rules, config.num_envs, opponents=pool.opponents(config.num_envs),
-                        seed=config.seed)
-    vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
-    model = MaskablePPO(
-        "MlpPolicy", vec_env, learning_rate=config.learning_rate, n_steps=config.n_steps,
-        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
-        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
-        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
+    model, env, pool = make_learner(config, rules)
     model.set_logger(logger)
     evals_path = run_dir / "evaluations.csv"
     eval_time = [0.0]  # seconds spent evaluating, left out of the learning clock
@@ -216,8 +262,10 @@ def train(config: TrainConfig, progress: bool = True,
     with open(evals_path, "w", newline="") as f:
         csv.writer(f).writerow(["timesteps", "opponent", "chips_per_hand", "ci95"])
     start = time.perf_counter()
-    model.learn(total_timesteps=config.total_timesteps, callback=Schedule(),
-                progress_bar=progress)
+    with unchecked_distributions():
+        model.learn(total_timesteps=config.total_timesteps,
+                    callback=[Schedule(), phase_threads(config)], progress_bar=progress)
+    torch.set_num_threads(config.torch_threads)
     final = run_dir / "model.zip"
     save_model(model, final, rules)
     logger.record("time/train_seconds", learning_seconds())
