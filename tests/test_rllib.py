@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import hilo_env
-from hilo_env import agents, cli
+from hilo_env import agents, cli, himilo_v0, lohi_v0
 from hilo_env.training.config import TrainConfig
 
 ray = pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rllib]'")
@@ -22,7 +22,7 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 
 from hilo_env.agents.rllib import MASK_KEY, OBS_KEY, SHARED  # noqa: E402
-from hilo_env.envs.rllib_env import RLlibHiLoEnv  # noqa: E402
+from hilo_env.envs.rllib_env import RLlibHiLoEnv, TurnBasedRLlibEnv  # noqa: E402
 from hilo_env.training.rllib_train import LeagueMapping  # noqa: E402
 
 
@@ -61,6 +61,26 @@ def test_env_episodes_as_rllib_records_them(overrides: dict) -> None:
         for agent, sa in episode.agent_episodes.items():
             seat = int(agent.rsplit("_", 1)[1])
             assert sa.get_return() == pytest.approx(0.5 * (stacks[seat] - start)), (seed, agent)
+
+
+@pytest.mark.parametrize("game", ["lohi", "himilo"])
+def test_the_other_games_as_rllib_envs(game: str) -> None:
+    """lo-hi (truncated games included) and Hi MiLo! through the same wrapper: RLlib's
+    episodes close for every agent, each with the game's own total for its seat."""
+    rng = np.random.default_rng(1)
+    for seed in range(5):
+        if game == "lohi":
+            env = TurnBasedRLlibEnv(lohi_v0.raw_env(num_players=3, max_turns=40))
+        else:
+            env = TurnBasedRLlibEnv(himilo_v0.raw_env(num_players=3))
+        episode = play_episode(env, seed, rng)
+        assert episode.agent_episodes and all(sa.is_done
+                                              for sa in episode.agent_episodes.values())
+        for agent, sa in episode.agent_episodes.items():
+            seat = int(agent.rsplit("_", 1)[1])
+            total = (env.aec.game.payoffs[seat] if game == "lohi"
+                     else float(env.aec.game.outcome))
+            assert sa.get_return() == pytest.approx(total), (game, seed, agent)
 
 
 def test_env_refuses_a_wrong_agent_and_bad_config() -> None:
