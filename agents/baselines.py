@@ -44,6 +44,13 @@ class RandomAgent(Agent):
     def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
         return sample_legal(masks, self.rng)
 
+    def action_probabilities(self, observation: np.ndarray | None,
+                             action_mask: np.ndarray) -> np.ndarray:
+        """The distribution it plays: uniform over the legal actions (for exact
+        exploitability, ``envs.openspiel_policy``)."""
+        legal = np.asarray(action_mask, dtype=bool)
+        return legal / legal.sum()
+
 
 def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) one uniformly random legal action per mask row (every row needs one).

@@ -5,6 +5,8 @@
 | ``random``      | :class:`agents.baselines.RandomAgent`                          |
 | ``caller``      | :class:`agents.baselines.CallerAgent`                          |
 | ``heuristic``   | :class:`agents.baselines.HeuristicAgent`                       |
+| ``cfr_tiny``    | :class:`agents.cfr_tiny.CFRTinyAgent`: OpenSpiel's CFR+        |
+|                 | solution of the ``tiny`` rules (those rules only)              |
 | ``ppo``         | the shipped MaskablePPO policy, ``agents/models/ppo_standard.zip`` |
 |                 | (standard rules, 2 players; trained by                         |
 |                 | ``hilo train configs/train/ppo_standard.yaml``)                |
@@ -24,6 +26,7 @@ from pathlib import Path
 from hilo_env.agents import gauntlet
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
+from hilo_env.agents.cfr_tiny import CFRTinyAgent
 from hilo_env.equation_hilo.rules import RuleSet, resolve, short_repr
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
@@ -42,6 +45,7 @@ _REGISTRY: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "caller": CallerAgent,
     "heuristic": HeuristicAgent,
+    "cfr_tiny": CFRTinyAgent,
     "ppo": _shipped_ppo,
     **{name: gauntlet.factory(name) for name in gauntlet.STYLES},
 }

@@ -49,7 +49,7 @@ from hilo_env.agents.play import SHORTCUTS_HELP
 from hilo_env.agents.registry import names as agent_names
 from hilo_env.agents.registry import needs_extra
 from hilo_env.equation_hilo import solver
-from hilo_env.equation_hilo.rules import PRESETS, RuleSet, resolve
+from hilo_env.equation_hilo.rules import RuleSet, resolve
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
@@ -68,6 +68,7 @@ DEFAULT_EXPLOIT_MINUTES = 5.0
 DISTRIBUTION = "hilo_env"
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
+    "openspiel": ("pyspiel",),
     "rllib": ("ray", "torch"),
 }
 """The modules each pip extra of hilo_env brings, by the name they import as."""
@@ -191,8 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the agent's exploitability in chips per hand with its 95% "
                                    "confidence interval and the learning curve (CSV and PNG in "
                                    "the run folder); needs the train extra. On rules OpenSpiel "
-                                   "can enumerate, prints the exact exploitability instead.")
-    p.epilog = f"Install the train extra with: {install_line('train')}"
+                                   "can enumerate (tiny), prints the exact exploitability "
+                                   "(NashConv) and the game value instead; needs the openspiel "
+                                   "extra.")
+    p.epilog = (f"Install the train extra with: {install_line('train')}; the openspiel extra "
+                f"with: {install_line('openspiel')}")
     p.add_argument("agent", metavar="AGENT", help=f"agent name: {agent_list}")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, default=None,
@@ -551,27 +555,26 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
 
 def _exact_solvable(rules: RuleSet) -> bool:
     """Whether OpenSpiel can enumerate ``rules`` (``envs.openspiel_policy.exact_solvable``,
-    the OpenSpiel issue's), so ``hilo exploit`` computes the exact exploitability there."""
-    if not _importable("hilo_env.envs.openspiel_policy"):
-        if "tiny" in PRESETS and rules == PRESETS["tiny"]:
-            raise _UsageError("the exact exploitability on the tiny rules (OpenSpiel) is not "
-                              "available yet")
-        return False
+    which needs no OpenSpiel), so ``hilo exploit`` computes the exact exploitability there."""
     from hilo_env.envs.openspiel_policy import exact_solvable
 
-    return bool(exact_solvable(rules))
+    return exact_solvable(rules)
 
 
 def _exact_exploit(args: argparse.Namespace, rules: RuleSet) -> int:
-    """``hilo exploit`` on rules OpenSpiel enumerates: the exact exploitability (NashConv)."""
-    if "openspiel" in EXTRA_MODULES:
-        require_extra("openspiel", "the exact exploitability")
+    """``hilo exploit`` on rules OpenSpiel enumerates: the exact NashConv and the game value."""
+    require_extra("openspiel", "the exact exploitability")
     from hilo_env.envs.openspiel_policy import exact_exploitability
 
-    value = exact_exploitability(args.agent, rules)
-    shown = f"{value:.6f}" if isinstance(value, float) else str(value)
-    print(f"exact exploitability (NashConv) of {args.agent} on {args.rules} rules: {shown} "
-          "chips per hand")
+    print(f"enumerating {args.rules} through OpenSpiel (python_hilo) ...", flush=True)
+    result = exact_exploitability(args.agent, rules)
+    print(f"{result.histories:,} histories, information sets per player "
+          f"{list(result.infosets)}")
+    print(f"exact NashConv of {args.agent} on {args.rules}: {result.nash_conv:.6f} chips per "
+          "hand (what best responses to it gain, summed over the seats; 0 at a Nash "
+          "equilibrium)")
+    print(f"game value for player 0: {result.game_value:+.6f} chips per hand (CFR+); "
+          f"{args.agent} in both seats: {result.agent_value:+.6f}")
     return EXIT_OK
 
 

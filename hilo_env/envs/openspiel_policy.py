@@ -1,0 +1,394 @@
+"""Exact exploitability of any agent on rules small enough to enumerate (the ``tiny`` preset),
+through OpenSpiel (the ``openspiel`` extra).
+
+:func:`exact_solvable` says which rules qualify (it needs no OpenSpiel). For those,
+:func:`enumerate_game` walks ``python_hilo`` (:mod:`envs.openspiel_game`) once and writes the
+game tree in Gambit's EFG format, which OpenSpiel loads as a C++ game, so that its CFR+ solver,
+best responses and NashConv run at C++ speed; each information set keeps the AEC env's
+observation and mask of a state in it, which is all an agent of our interface sees.
+
+* :class:`AgentPolicy` adapts any :class:`hilo_env.agents.Agent` to an OpenSpiel policy on
+  ``python_hilo``; :func:`agent_probabilities` is the distribution it plays: the agent's own
+  ``action_probabilities(observation, mask)`` where it has one (random, cfr_tiny), else its
+  ``act`` as a pure policy (one answer per information set, with its seed).
+* :func:`exact_exploitability(agent, rules)` -> :class:`Exploitability`: the exact NashConv of
+  the agent playing every seat, and the game value for player 0 (from CFR+).
+* :func:`solve_cfr_plus(rules, iterations)` -> :class:`Solved`: OpenSpiel's CFR+ average policy,
+  its NashConv and value, with NashConv at checkpoints.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.rules import PRESETS, RuleSet, resolve
+
+MAX_EXACT_STACK = 4
+"""The largest starting stack :func:`exact_solvable` accepts (betting sequences grow fast)."""
+MAX_EXACT_DEALS = 20_000
+"""The most ordered deals of the number cards :func:`exact_solvable` accepts (tiny: 360)."""
+VALUE_ITERATIONS = 1_000
+"""CFR+ iterations behind the game value of rules without a shipped solution."""
+
+
+def exact_solvable(rules: RuleSet | str) -> bool:
+    """Whether OpenSpiel can enumerate these rules here, so that :func:`exact_exploitability`
+    applies: 2 players, one hand, no specials (×, √), a starting stack of at most
+    :data:`MAX_EXACT_STACK` and at most :data:`MAX_EXACT_DEALS` ordered deals of the number
+    cards. ``tiny`` qualifies (360 deals, about 17,000 histories)."""
+    rules = resolve(rules)
+    numbers = len(rules.deck_values) * rules.deck_suits
+    dealt = rules.num_players * rules.numbers_per_hand
+    return (rules.num_players == 2 and rules.hands_per_episode == 1
+            and rules.deck_multiply == 0 and rules.deck_roots == 0
+            and rules.starting_stack <= MAX_EXACT_STACK
+            and math.perm(numbers, dealt) <= MAX_EXACT_DEALS)
+
+
+@dataclass(frozen=True)
+class InfoSet:
+    """One information set of the enumerated game."""
+
+    player: int
+    key: str
+    """python_hilo's information-state string."""
+    actions: tuple[int, ...]
+    """The legal action ids, ascending."""
+    observation: np.ndarray = field(repr=False)
+    """The AEC env's observation of the player at a state of the set."""
+    mask: np.ndarray = field(repr=False)
+    """The AEC env's action mask there."""
+
+
+@dataclass
+class ExactGame:
+    """A rule set's game tree, enumerated: the C++ EFG game and our information sets."""
+
+    rules: RuleSet
+    efg_game: Any
+    """``pyspiel.load_efg_game`` of the tree; its information set ``i`` is ``infosets[i]``."""
+    infosets: list[InfoSet]
+    efg_keys: list[str] = field(default_factory=list)
+    """Per information set, the EFG game's information-state string."""
+    efg_actions: list[tuple[int, ...]] = field(default_factory=list)
+    """Per information set, the EFG game's ids of its actions (in ``actions`` order)."""
+    histories: Counter = field(default_factory=Counter)
+    """Histories by kind: ``chance``, ``decision``, ``terminal``."""
+
+    def infosets_per_player(self) -> list[int]:
+        count = Counter(s.player for s in self.infosets)
+        return [count[p] for p in range(self.rules.num_players)]
+
+    def tabular(self, probabilities: Callable[[InfoSet], np.ndarray]) -> dict[str, list]:
+        """An OpenSpiel tabular policy of the EFG game: ``probabilities(infoset)`` gives the
+        probability of each legal action of a set (in ``actions`` order)."""
+        table = {}
+        for info, key, ids in zip(self.infosets, self.efg_keys, self.efg_actions, strict=True):
+            probs = np.asarray(probabilities(info), dtype=np.float64)
+            table[key] = list(zip(ids, probs.tolist(), strict=True))
+        return table
+
+
+def _require_solvable(rules: RuleSet) -> None:
+    if not exact_solvable(rules):
+        raise ValueError("these rules are too large to enumerate exactly (exact_solvable: 2 "
+                         f"players, one hand, no × or √, starting_stack <= {MAX_EXACT_STACK}, "
+                         f"at most {MAX_EXACT_DEALS:,} deals); the tiny preset qualifies")
+
+
+@functools.lru_cache(maxsize=4)
+def enumerate_game(rules: RuleSet) -> ExactGame:
+    """Walk python_hilo under ``rules`` once: every history, every information set (with an
+    observation and mask for agents), and the tree as a C++ EFG game (seconds for tiny)."""
+    import pyspiel
+
+    from hilo_env.envs import openspiel_game as G
+    from hilo_env.equation_hilo.observation import action_mask
+
+    _require_solvable(rules)
+    game = G.load(rules)
+    index: dict[str, int] = {}
+    infosets: list[InfoSet] = []
+    numbers: dict[str, int] = {}  # EFG numbers each player's information sets from 1
+    per_player = Counter()
+    histories: Counter = Counter()
+    lines = [f'EFG 2 R "{G.SHORT_NAME} {_efg_text(str(rules))}" {{ "player_0" "player_1" }}']
+    counters = {"chance": 0, "terminal": 0}
+
+    def walk(state: Any, depth: int) -> None:
+        pad = " " * depth
+        if state.is_terminal():
+            histories["terminal"] += 1
+            counters["terminal"] += 1
+            returns = " ".join(f"{r:g}" for r in state.returns())
+            lines.append(f'{pad}t "" {counters["terminal"]} "" {{ {returns} }}')
+            return
+        if state.is_chance_node():
+            histories["chance"] += 1
+            counters["chance"] += 1
+            outcomes = state.chance_outcomes()
+            items = " ".join(f'"{state.action_to_string(pyspiel.PlayerId.CHANCE, a)}" '
+                             f"1/{len(outcomes)}" for a, _ in outcomes)
+            lines.append(f'{pad}c "" {counters["chance"]} "" {{ {items} }} 0')
+            for action, _ in outcomes:
+                walk(state.child(action), depth + 1)
+            return
+        histories["decision"] += 1
+        player = state.current_player()
+        key = state.information_state_string(player)
+        observation = np.asarray(state.observation_tensor(player), np.float32)
+        mask = action_mask(state.game)
+        if key not in index:
+            index[key] = len(infosets)
+            per_player[player] += 1
+            numbers[key] = per_player[player]
+            infosets.append(InfoSet(player, key, tuple(state.legal_actions()), observation,
+                                    mask))
+        names = " ".join(f'"{A.action_to_string(a)}"' for a in state.legal_actions())
+        lines.append(f'{pad}p "" {player + 1} {numbers[key]} "{index[key]}" {{ {names} }} 0')
+        for action in state.legal_actions():
+            walk(state.child(action), depth + 1)
+
+    walk(game.new_initial_state(), 0)
+    efg = pyspiel.load_efg_game("\n".join(lines) + "\n")
+    exact = ExactGame(rules, efg, infosets, histories=histories)
+    _index_efg(exact)
+    return exact
+
+
+def _efg_text(text: str) -> str:
+    """Text safe inside an EFG quoted label."""
+    return text.replace('"', "'")
+
+
+def _index_efg(exact: ExactGame) -> None:
+    """Find each information set's EFG key and action ids by walking the EFG game."""
+    keys: list[str | None] = [None] * len(exact.infosets)
+    ids: list[tuple[int, ...] | None] = [None] * len(exact.infosets)
+
+    def walk(state: Any) -> None:
+        if state.is_terminal():
+            return
+        if not state.is_chance_node():
+            key = state.information_state_string()
+            i = int(key.rsplit("-", 1)[-1])
+            if keys[i] is None:
+                keys[i] = key
+                by_name = {state.action_to_string(a): a for a in state.legal_actions()}
+                ids[i] = tuple(by_name[A.action_to_string(a)] for a in exact.infosets[i].actions)
+        for action in state.legal_actions():
+            walk(state.child(action))
+
+    walk(exact.efg_game.new_initial_state())
+    exact.efg_keys, exact.efg_actions = keys, ids
+
+
+# ---- agents as policies --------------------------------------------------------------------
+
+
+def agent_probabilities(agent: Any, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The distribution over the action space an agent plays at one observation: its own
+    ``action_probabilities`` where it has one, else its ``act`` as a pure policy."""
+    probabilities = getattr(agent, "action_probabilities", None)
+    if probabilities is not None:
+        return np.asarray(probabilities(observation, mask), dtype=np.float64)
+    out = np.zeros(mask.shape[-1])
+    out[int(agent.act(observation, mask))] = 1.0
+    return out
+
+
+def _policy_class() -> type:
+    from open_spiel.python import policy
+
+    class AgentPolicy(policy.Policy):
+        """Any agent of our interface as an OpenSpiel policy on python_hilo: at a state, the
+        distribution :func:`agent_probabilities` gives for the AEC env's observation and mask
+        of the player to act. Every player plays the agent."""
+
+        def __init__(self, game: Any, agent: Any) -> None:
+            super().__init__(game, list(range(game.num_players())))
+            self.agent = agent
+
+        def action_probabilities(self, state: Any, player_id: int | None = None) -> dict:
+            from hilo_env.equation_hilo.observation import action_mask
+
+            player = state.current_player() if player_id is None else player_id
+            obs = np.asarray(state.observation_tensor(player), np.float32)
+            probs = agent_probabilities(self.agent, obs, action_mask(state.game))
+            return {a: float(probs[a]) for a in state.legal_actions(player)}
+
+    return AgentPolicy
+
+
+def agent_policy(game: Any, agent: Any) -> Any:
+    """:class:`AgentPolicy` (an ``open_spiel.python.policy.Policy``) of ``agent`` on a
+    python_hilo ``game``: what ``exploitability.nash_conv`` and the other Python algorithms
+    take."""
+    return _policy_class()(game, agent)
+
+
+# ---- solving and measuring -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Solved:
+    """CFR+ on an enumerated game."""
+
+    iterations: int
+    nash_conv: float
+    game_value: float
+    """Player 0's expected return when both play the average policy."""
+    policy: dict[str, dict[int, float]] = field(repr=False)
+    """python_hilo information-state string -> action id -> probability."""
+    curve: tuple[tuple[int, float, float], ...] = ()
+    """(iterations, NashConv, seconds of solving so far) at the checkpoints asked for."""
+
+
+def solve_cfr_plus(rules: RuleSet | str, iterations: int,
+                   checkpoints: Sequence[int] = ()) -> Solved:
+    """OpenSpiel's CFR+ (C++) for ``iterations`` on the enumerated game; NashConv measured at
+    each checkpoint (the time excludes the measuring)."""
+    import pyspiel
+
+    exact = enumerate_game(resolve(rules))
+    solver = pyspiel.CFRPlusSolver(exact.efg_game)
+    curve, spent = [], 0.0
+    for i in range(1, iterations + 1):
+        start = time.perf_counter()
+        solver.evaluate_and_update_policy()
+        spent += time.perf_counter() - start
+        if i in checkpoints:
+            curve.append((i, pyspiel.nash_conv(exact.efg_game, solver.average_policy()), spent))
+    average = solver.average_policy()
+    policy = {}
+    for info, key, ids in zip(exact.infosets, exact.efg_keys, exact.efg_actions, strict=True):
+        probs = dict(average.get_state_policy(key))
+        policy[info.key] = {a: float(probs.get(i, 0.0)) for a, i in zip(info.actions, ids,
+                                                                           strict=True)}
+    return Solved(iterations, pyspiel.nash_conv(exact.efg_game, average),
+                  _value(exact, average), policy, tuple(curve))
+
+
+def _value(exact: ExactGame, policy: Any) -> float:
+    """Player 0's expected return when every player follows ``policy`` (an EFG policy)."""
+    import pyspiel
+
+    return float(pyspiel.expected_returns(exact.efg_game.new_initial_state(), policy, -1,
+                                          True)[0])
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """What :func:`exact_exploitability` measures."""
+
+    nash_conv: float
+    """The sum over players of what a best response to the agent gains (chips per hand): 0
+    exactly at a Nash equilibrium."""
+    game_value: float
+    """Player 0's value of the game (CFR+ to NashConv below 1e-3; within that of exact)."""
+    agent_value: float
+    """Player 0's expected return when the agent plays both seats."""
+    histories: int
+    infosets: tuple[int, ...]
+    """Information sets per player."""
+
+
+def exact_exploitability(agent: Any, rules: RuleSet | str = "tiny") -> Exploitability:
+    """The exact NashConv of ``agent`` (an :class:`Agent`, or a name for ``agents.make``)
+    playing every seat of ``rules`` (which must be :func:`exact_solvable`), and the game
+    value. Every information set asks the agent once (:func:`agent_probabilities`)."""
+    import pyspiel
+
+    rules = resolve(rules)
+    _require_solvable(rules)
+    if isinstance(agent, str):
+        from hilo_env.agents.registry import make
+
+        agent = make(agent, rules)
+    exact = enumerate_game(rules)
+    table = exact.tabular(lambda info: agent_probabilities(agent, info.observation,
+                                                           info.mask)[list(info.actions)])
+    policy = pyspiel.TabularPolicy(table)
+    return Exploitability(nash_conv=float(pyspiel.nash_conv(exact.efg_game, policy)),
+                          game_value=game_value(rules), agent_value=_value(exact, policy),
+                          histories=sum(exact.histories.values()),
+                          infosets=tuple(exact.infosets_per_player()))
+
+
+@functools.lru_cache(maxsize=4)
+def game_value(rules: RuleSet) -> float:
+    """Player 0's value of ``rules`` from CFR+: for tiny, the value the shipped ``cfr_tiny``
+    model records; otherwise CFR+ for :data:`VALUE_ITERATIONS` iterations, now."""
+    from hilo_env.agents import cfr_tiny
+
+    if rules == PRESETS[cfr_tiny.RULES] and cfr_tiny.MODEL.is_file():
+        return float(cfr_tiny.read_model()["game_value"])
+    return solve_cfr_plus(rules, VALUE_ITERATIONS).game_value
+
+
+def reach_weights(exact: ExactGame, policy: dict[str, dict[int, float]]) -> np.ndarray:
+    """Per information set, the probability that play reaches it (chance and every player
+    following ``policy``, python_hilo information-state string -> action -> probability)."""
+    index = {key: i for i, key in enumerate(exact.efg_keys)}
+    by_efg = [dict(zip(ids, (policy[info.key][a] for a in info.actions), strict=True))
+              for info, ids in zip(exact.infosets, exact.efg_actions, strict=True)]
+    weight = np.zeros(len(exact.infosets))
+
+    def walk(state: Any, reach: float) -> None:
+        if state.is_terminal() or reach == 0.0:
+            return
+        if state.is_chance_node():
+            for action, p in state.chance_outcomes():
+                walk(state.child(action), reach * p)
+            return
+        i = index[state.information_state_string()]
+        weight[i] += reach
+        for action in state.legal_actions():
+            walk(state.child(action), reach * by_efg[i][action])
+
+    walk(exact.efg_game.new_initial_state(), 1.0)
+    return weight
+
+
+def write_cfr_tiny(path: str | Path, iterations: int = 1_000) -> dict[str, Any]:
+    """Solve tiny with CFR+ and write the ``cfr_tiny`` agent's model (see
+    :mod:`agents.cfr_tiny`): per observation, the CFR+ policy averaged over the information
+    sets showing it, weighted by their reach; with the figures. Returns the figures."""
+    from hilo_env.agents import cfr_tiny
+
+    rules = PRESETS[cfr_tiny.RULES]
+    exact = enumerate_game(rules)
+    solved = solve_cfr_plus(rules, iterations)
+    weight = reach_weights(exact, solved.policy)
+    weighted: dict[str, dict[int, float]] = {}
+    plain: dict[str, dict[int, float]] = {}  # for observations CFR+ play never reaches
+    for info, w in zip(exact.infosets, weight, strict=True):
+        key = cfr_tiny.observation_key(info.observation, info.mask)
+        row_w = weighted.setdefault(key, dict.fromkeys(info.actions, 0.0))
+        row_p = plain.setdefault(key, dict.fromkeys(info.actions, 0.0))
+        for action, p in solved.policy[info.key].items():
+            row_w[action] += w * p
+            row_p[action] += p
+    policy = {}
+    for key, row_w in weighted.items():
+        row = row_w if sum(row_w.values()) > 0 else plain[key]
+        total = sum(row.values())
+        policy[key] = {str(a): round(p / total, 12) for a, p in row.items()}
+    figures = {"rules": cfr_tiny.RULES, "iterations": iterations,
+               "nash_conv_cfr": solved.nash_conv, "game_value": solved.game_value}
+    Path(path).write_text(json.dumps({**figures, "policy": policy}, indent=None))
+    agent = cfr_tiny.CFRTinyAgent(rules, path=path)
+    figures["nash_conv_agent"] = exact_exploitability(agent, rules).nash_conv
+    Path(path).write_text(json.dumps({**figures, "policy": policy}, indent=None))
+    return figures
