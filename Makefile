@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel]"
+	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax]"
 	@touch $(STAMP)
 
 test: $(STAMP)
