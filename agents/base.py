@@ -93,6 +93,8 @@ class TableView:
     """The observer's best Low distance (``inf``: none valid; ``nan``: hand not full)."""
     high_distance: float
     """The observer's best High distance, capped at 20 like the observation."""
+    up_deals: int = 3
+    """Face-up deals a hand gets (``len(rules.base_operators)``; 3 by default)."""
 
     @property
     def num_players(self) -> int:
@@ -109,7 +111,7 @@ class TableView:
 
     def up_deals_left(self, slot: int) -> int:
         """Face-up deals the slot has still to receive (each brings exactly one number)."""
-        return 3 - sum(cards.is_number(c) for c in self.face_up[slot])
+        return self.up_deals - sum(cards.is_number(c) for c in self.face_up[slot])
 
     def seen_cards(self) -> set[int]:
         """Every card id the observer can see: its hidden card and all face-up cards."""
@@ -164,5 +166,5 @@ def read_observation(observation: np.ndarray, rules: RuleSet,
         in_hand=tuple((obs[where["in_hand"]] > 0.5).tolist()),
         stacks=tuple(chips("stacks")), wagers=tuple(chips("wagers")), round_wager=round_wager,
         betting_round=rnd, pot=pot, cap=cap, to_call=to_call, low_distance=low,
-        high_distance=high,
+        high_distance=high, up_deals=len(rules.base_operators),
     )

@@ -119,6 +119,8 @@ class Estimator:
         self.samples = samples
         self.whole = rules.integer_results
         self.discardable = rules.discardable_operators
+        self._deck = cards.deck_ids(rules.deck_values, rules.deck_suits, rules.deck_multiply,
+                                    rules.deck_roots)
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._table_t = np.ascontiguousarray(_model_table(SHARE, rules.swing).T)
 
@@ -131,25 +133,42 @@ class Estimator:
         self._cache[key] = value
         return value
 
+    def distances(self, numbers: np.ndarray, ops: Sequence[str], roots: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """Best Low and High distances ``(N,)`` of full hands: ``numbers`` ``(N, k)`` values,
+        ``ops`` N canonical operator strings, ``roots`` ``(N,)``. Hands of 4 numbers and a
+        tabulated opset are table lookups; smaller hands (``base_operators``) are solved."""
+        numbers, roots = np.asarray(numbers), np.asarray(roots)
+        if numbers.shape[1] == solver.NUM_NUMBERS and all(o in _OPSET_ID for o in ops):
+            sig = solver.signatures(numbers, np.array([_OPSET_ID[o] for o in ops]),
+                                    np.minimum(roots, solver.MAX_ROOTS))
+            return solver.lookup_distances(sig, self.whole)
+        low, high = np.full(len(ops), np.inf), np.full(len(ops), np.inf)
+        for i, (nums, o, r) in enumerate(zip(numbers.tolist(), ops, roots.tolist(),
+                                             strict=True)):
+            sol = solver.solve(nums, o, min(r, len(nums) - 1), integer_results=self.whole)
+            low[i] = math.inf if sol.low is None else sol.low.distance
+            high[i] = math.inf if sol.high is None else sol.high.distance
+        return low, high
+
     def exact(self, values: Sequence[int], ops: str, roots: int) -> tuple[float, float]:
         """Best Low and High distances of a full hand (``inf``: no valid equation)."""
         key = ("exact", tuple(sorted(values)), ops, roots)
         got = self._cache.get(key)
         if got is None:
-            sig = solver.signature(values, ops, roots)
-            got = self._remember(key, solver.lookup_distances(np.array([sig]), self.whole))
+            got = self._remember(key, self.distances(np.array([values]), [ops], np.array([roots])))
         return float(got[0][0]), float(got[1][0])
 
     def by_hidden_value(self, visible: Sequence[int], ops: str, roots: int
                         ) -> tuple[np.ndarray, np.ndarray]:
-        """Distances ``(11,)`` of a hand of 3 known numbers for each value of the 4th."""
+        """Distances ``(11,)`` of a hand of known face-up numbers for each value of the
+        hidden one."""
         key = ("hidden", tuple(sorted(visible)), ops, roots)
         got = self._cache.get(key)
         if got is None:
             nums = np.array([[*visible, v] for v in range(cards.NUM_VALUES)])
-            sig = solver.signatures(nums, np.full(cards.NUM_VALUES, solver.opset_id(ops)),
-                                    np.full(cards.NUM_VALUES, roots))
-            got = self._remember(key, solver.lookup_distances(sig, self.whole))
+            got = self._remember(key, self.distances(nums, [ops] * cards.NUM_VALUES,
+                                                     np.full(cards.NUM_VALUES, roots)))
         return got
 
     def completions(self, values: Sequence[int], ops: str, roots: int, multiplies: int,
@@ -173,8 +192,12 @@ class Estimator:
         _, values, ops, roots, multiplies, up_left, hidden_unknown = key
         rng = np.random.default_rng(zlib.crc32(repr(key).encode()))
         k = self.samples
-        draws = rng.integers(0, cards.DECK_SIZE, size=(k, _MAX_DRAWS))
-        extras = rng.integers(0, cards.NUM_VALUES, size=(k, _MAX_DRAWS))
+        if self.rules.full_deck:  # the full deck's draws as they always were
+            draws = rng.integers(0, cards.DECK_SIZE, size=(k, _MAX_DRAWS))
+            extras = rng.integers(0, cards.NUM_VALUES, size=(k, _MAX_DRAWS))
+        else:
+            draws = rng.choice(np.array(self._deck), size=(k, _MAX_DRAWS))
+            extras = rng.choice(np.array(self.rules.deck_values), size=(k, _MAX_DRAWS))
         limit = self.rules.max_multiply
         rows, owner = [], []
         for i in range(k):
@@ -203,12 +226,10 @@ class Estimator:
                     nums.append(extra)
                     break
             for o in opsets:
-                rows.append((*nums, _OPSET_ID[o], r))
+                rows.append((nums, o, r))
                 owner.append(i)
-        table = np.array(rows, dtype=np.int64)
-        sig = solver.signatures(table[:, :4], table[:, 4], np.minimum(table[:, 5],
-                                                                        solver.MAX_ROOTS))
-        low_all, high_all = solver.lookup_distances(sig, self.whole)
+        numbers, ops_of, roots_of = zip(*rows, strict=True)
+        low_all, high_all = self.distances(np.array(numbers), list(ops_of), np.array(roots_of))
         low, high = np.full(k, np.inf), np.full(k, np.inf)
         np.minimum.at(low, owner, low_all)
         np.minimum.at(high, owner, high_all)
@@ -227,7 +248,7 @@ class Estimator:
         all dealt, else per sampled completion; the candidate cards in the exact case."""
         values = [c // cards.NUM_SUITS for c in view.numbers(slot)]
         ops, roots = view.operators[slot], view.roots[slot]
-        if view.up_deals_left(slot) == 0 and ops in solver.OPSETS:
+        if view.up_deals_left(slot) == 0:
             low, high = self.by_hidden_value(values, ops, roots)
             vals = unseen // cards.NUM_SUITS
             return low[vals], high[vals], unseen
@@ -255,7 +276,7 @@ class Estimator:
         ops = view.operators[0] if ops is None else ops  # TableView's are canonical
         low, high = self._own(view, ops)
         seen = view.seen_cards()
-        unseen = np.array([c for c in range(cards.NUM_NUMBER_CARDS) if c not in seen])
+        unseen = np.array([c for c in self._deck if cards.is_number(c) and c not in seen])
         opponents = [s for s in range(1, view.num_players) if view.in_hand[s]]
         if not opponents:
             return np.ones((low.size, NUM_DECLARATIONS))
