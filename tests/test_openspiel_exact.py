@@ -75,7 +75,7 @@ def test_cfr_tiny_plays_tiny_only():
     agent = make("cfr_tiny", TINY)
     for seed in range(30):
         env.reset(seed=seed)
-        for name in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, done, trunc, _ = env.last()
             if done or trunc:
                 env.step(None)
