@@ -5,7 +5,8 @@ command that makes it: ``python bench/openspiel.py`` (``--write-model`` also rew
 * the numbers of histories and information sets per player (``envs.openspiel_policy``'s
   enumeration of ``python_hilo``);
 * CFR+ (OpenSpiel's C++ solver on the enumerated tree): NashConv after 1, 10, 100 and 1,000
-  iterations with the solving time so far, and the game value for player 0;
+  iterations with the solving time so far, and the game value for player 0; the value again,
+  exactly, from the sequence-form LP;
 * the exact NashConv of random, caller, heuristic and cfr_tiny (every seat played by the agent).
 """
 
@@ -42,6 +43,10 @@ def main() -> None:
         print(f"CFR+ {iterations:>5,} iterations: NashConv {nash_conv:.6f}  ({seconds:.2f} s)")
     print(f"game value for player 0 (CFR+, {solved.iterations:,} iterations): "
           f"{solved.game_value:+.6f} chips per hand")
+    start = time.perf_counter()
+    value = P.lp_value(rules)
+    print(f"game value for player 0 (sequence-form LP, SciPy HiGHS): {value:+.9f} chips per "
+          f"hand ({time.perf_counter() - start:.1f} s)")
     if args.write_model:
         figures = P.write_cfr_tiny(cfr_tiny.MODEL, CHECKPOINTS[-1])
         print(f"wrote {cfr_tiny.MODEL}: {figures}")

@@ -337,6 +337,39 @@ def game_value(rules: RuleSet) -> float:
     return solve_cfr_plus(rules, VALUE_ITERATIONS).game_value
 
 
+def lp_value(rules: RuleSet | str) -> float:
+    """Player 0's value of a 2-player zero-sum game, exactly (to the LP solver's tolerance):
+    the sequence-form linear program (Koller, Megiddo and von Stengel) on python_hilo, built
+    with OpenSpiel's ``sequence_form_utils`` and solved by SciPy's HiGHS (OpenSpiel's own
+    ``sequence_form_lp`` needs cvxopt). It walks python_hilo in Python: tens of seconds on
+    tiny.
+
+    Player 0 picks a realization plan x (E x = e, x >= 0) and q maximising f'q subject to
+    F'q <= A'x: for a fixed x, the dual of player 1's best response min {x'A y : F y = f,
+    y >= 0}."""
+    from open_spiel.python.algorithms import sequence_form_utils as sf
+    from scipy import optimize, sparse
+
+    from hilo_env.envs import openspiel_game as G
+
+    rules = resolve(rules)
+    _require_solvable(rules)
+    _, to_seq, action_maps, parent_map, payoff, _ = sf.construct_vars(G.load(rules))
+    constraints = sf.construct_constraint_vars(parent_map, to_seq, action_maps)
+    (E, e), (F, f) = constraints[0], constraints[1]
+    A = sparse.csr_matrix(payoff[0])
+    n0, m1 = A.shape[0], F.shape[0]
+    cost = np.concatenate([np.zeros(n0), -f])  # minimise -f'q over (x, q)
+    upper = sparse.hstack([-A.T, sparse.csr_matrix(F.T)])
+    equal = sparse.hstack([sparse.csr_matrix(E), sparse.csr_matrix((E.shape[0], m1))])
+    bounds = [(0, None)] * n0 + [(None, None)] * m1
+    result = optimize.linprog(cost, A_ub=upper, b_ub=np.zeros(A.shape[1]), A_eq=equal,
+                              b_eq=e, bounds=bounds, method="highs")
+    if not result.success:
+        raise RuntimeError(f"the sequence-form LP failed: {result.message}")
+    return float(-result.fun)
+
+
 def reach_weights(exact: ExactGame, policy: dict[str, dict[int, float]]) -> np.ndarray:
     """Per information set, the probability that play reaches it (chance and every player
     following ``policy``, python_hilo information-state string -> action -> probability)."""
