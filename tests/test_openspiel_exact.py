@@ -68,6 +68,13 @@ def test_baselines_are_exploitable_and_cfr_tiny_is_close_to_nash():
     assert results["caller"].agent_value == pytest.approx(0.0, abs=1e-12)  # both call down
 
 
+def test_game_value_from_cfr_plus_and_from_the_lp():
+    """CFR+ on the EFG tree against the sequence-form LP on python_hilo (a Python walk)."""
+    value = P.lp_value(TINY)
+    assert value == pytest.approx(cfr_tiny.read_model()["game_value"], abs=1e-4)
+    assert value < -1e-3  # the second player's edge
+
+
 def test_cfr_tiny_plays_tiny_only():
     with pytest.raises(ValueError, match="plays only the tiny rules"):
         make("cfr_tiny", "standard")
