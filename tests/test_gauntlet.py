@@ -36,15 +36,7 @@ def play(rules: RuleSet, names: list[str], hands: int, seed: int = 0) -> list[li
     return logs
 
 
-HEURISTIC_FAILS = {"tiny": "the heuristic's equity (agents/equity.py) has no table for tiny's "
-                           "single operator '/' (KeyError '/'), and every style reads it"}
-"""Presets the heuristic, and so every style built on its equity, cannot play yet."""
-
-
-@pytest.mark.parametrize("preset", [
-    pytest.param(p, marks=pytest.mark.xfail(reason=HEURISTIC_FAILS[p], raises=KeyError,
-                                            strict=True)) if p in HEURISTIC_FAILS else p
-    for p in sorted(PRESETS)])
+@pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_player_plays_legally_under_every_preset(preset: str) -> None:
     for num_players in sorted({PRESETS[preset].num_players, 3}):
         if preset == "duel" and num_players != 2:
