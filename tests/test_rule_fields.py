@@ -187,3 +187,25 @@ def test_odd_chip_to_a_player_makes_the_game_zero_sum():
                          ids=["tiny", "three-numbers"])
 def test_aec_env_passes_the_api_test(rules):
     api_test(raw_env(rules), num_cycles=200)
+
+
+def test_batch_simulator_pays_the_odd_chip_as_the_engine():
+    """The conformance harness on odd_chip variants: the NumPy batch simulator against the
+    engine on the same decks and actions, stacks and house compared at every hand. The same
+    deals and actions that pay the house under ``house`` pay it nothing under ``low`` and
+    ``high``."""
+    from collections import Counter
+
+    from tests.conformance.harness import Backend, conform
+
+    numpy = Backend(make=lambda rules, games, source: VectorGame(rules, games,
+                                                                 deal_source=source),
+                    phase=lambda sim: sim.state.phase, stacks=lambda sim: sim.state.stacks,
+                    house=lambda sim: sim.state.house)
+    for odd_chip, hands_per_episode in (("house", 1), ("low", 1), ("high", 1), ("high", 4)):
+        seen: Counter = Counter()
+        rules = RuleSet(num_players=3, starting_stack=5, hands_per_episode=hands_per_episode,
+                        odd_chip=odd_chip)
+        assert conform(numpy, rules, num_games=48, min_hands=300, seed=7, seen=seen) >= 300
+        assert seen["showdown"] > 0
+        assert (seen["odd chip"] > 0) == (odd_chip == "house"), (odd_chip, seen)
