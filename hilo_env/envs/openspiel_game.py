@@ -10,6 +10,9 @@ replayed through the engine with those cards stacked on its deck.
 |---------------------|---------------------------------------------------------------------|
 | parameters          | ``preset`` (``standard``, ``classic``, ``duel``, ``tiny``) and every  |
 |                     | :class:`RuleSet` field, overriding the preset (:func:`rules_from_params`) |
+|                     | in a game string's spelling: lists as words (``deal=hidden up bet``,  |
+|                     | ``deck_values=0 1 2``), operators as words (``base_operators=div``,   |
+|                     | ``multiply_discards=plus minus``), ``max_multiply=0`` for unlimited   |
 | players             | ``num_players``; player ``i`` is the AEC env's ``player_i``             |
 | actions             | the AEC env's action ids and strings (:mod:`equation_hilo.actions`)   |
 | chance              | explicit, at every draw: the card id drawn, with its exact probability |
@@ -471,12 +474,11 @@ def token_width(rules: RuleSet) -> int:
             + A.num_actions(rules.max_cap))
 
 
-def visible(token: Token, player: int) -> tuple[bool, bool]:
-    """Whether ``player`` sees that a token happened and what it holds: another player's
-    hidden card and declaration are known to exist, not their value."""
-    secret = token.seat != player and (
+def shown(token: Token, player: int) -> bool:
+    """Whether ``player`` sees what a token holds (everyone sees that it happened): another
+    player's hidden card and declaration are secret."""
+    return token.seat == player or not (
         token.kind == "hidden" or (token.kind == "action" and token.value in A.DECLARATIONS))
-    return True, not secret
 
 
 class InfoStateObserver:
@@ -504,11 +506,10 @@ class InfoStateObserver:
         for token in state.tokens:
             if token.kind == "hand":
                 continue
-            _, shown = visible(token, player)
             row = rows[i]
             row[token.seat] = 1
             row[n + TOKEN_KINDS.index(token.kind)] = 1
-            if shown:
+            if shown(token, player):
                 offset = n + kinds + (0 if token.kind != "action" else cards.DECK_SIZE)
                 row[offset + token.value] = 1
             i += 1
@@ -519,14 +520,13 @@ class InfoStateObserver:
             if token.kind == "hand":
                 words.append(f"| hand {token.value}")
                 continue
-            _, shown = visible(token, player)
-            who = player_name(token.seat)
+            who, seen = player_name(token.seat), shown(token, player)
             if token.kind == "action":
-                what = A.action_to_string(token.value) if shown else "declares"
+                what = A.action_to_string(token.value) if seen else "declares"
             elif token.kind == "set_aside":
                 what = f"sets aside {cards.card_str(token.value)}"
             else:
-                what = f"{token.kind} {cards.card_str(token.value) if shown else '?'}"
+                what = f"{token.kind} {cards.card_str(token.value) if seen else '?'}"
             words.append(f"{who} {what}")
         return ", ".join(words)
 
