@@ -316,6 +316,9 @@ def exact_exploitability(agent: Any, rules: RuleSet | str = "tiny") -> Exploitab
         from hilo_env.agents.registry import make
 
         agent = make(agent, rules)
+    elif getattr(agent, "rules", rules) != rules:
+        raise ValueError(f"agent {getattr(agent, 'name', agent)!r} was made for other rules "
+                         "than those it is measured on (make it for them)")
     exact = enumerate_game(rules)
     table = exact.tabular(lambda info: agent_probabilities(agent, info.observation,
                                                            info.mask)[list(info.actions)])
