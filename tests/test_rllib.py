@@ -21,7 +21,7 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '
 
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 
-from hilo_env.agents.rllib import MASK_KEY, OBS_KEY, SHARED  # noqa: E402
+from hilo_env.agents.rllib import MASK_KEY, OBS_KEY, SHARED, RLlibAgent  # noqa: E402
 from hilo_env.envs.rllib_env import RLlibHiLoEnv, TurnBasedRLlibEnv  # noqa: E402
 from hilo_env.training.rllib_train import LeagueMapping  # noqa: E402
 
@@ -160,7 +160,8 @@ def test_two_league_iterations_then_play_as_an_agent(
     assert all(int(r["timesteps"]) >= 512 for r in rows)
 
     rules = hilo_env.RuleSet()
-    agent = agents.make(f"rllib:{policy}", rules, seed=0)
+    greedy = agents.make(f"rllib:{policy}", rules, seed=0)
+    sampling = RLlibAgent(rules, policy, seed=1, deterministic=False)
     from_checkpoint = agents.make(f"rllib:{run / 'checkpoint'}", rules, seed=0)
     env = hilo_env.raw_env(rules)  # raises on an illegal action
     decisions = 0
@@ -171,9 +172,10 @@ def test_two_league_iterations_then_play_as_an_agent(
             if term or trunc:
                 env.step(None)
                 continue
+            agent = greedy if env.agent_selection == "player_0" else sampling
             action = agent.act(obs["observation"], obs["action_mask"])
             assert obs["action_mask"][action] == 1
-            if decisions < 20:
+            if agent is greedy and decisions < 20:
                 assert from_checkpoint.act(obs["observation"], obs["action_mask"]) == action
             env.step(action)
             decisions += 1
