@@ -20,6 +20,8 @@ need not be installed):
 | ``init_from_deal(deck, hand_seed)``     | ``init`` with chance as data: (52,) card ids    |
 | ``step_with_deal(state, action, deck,`` | top first and a (2,) uint32 seed               |
 | ``hand_seed)``                          | (:func:`jax_chance.hand_seed_words`)            |
+| ``play(state, action, deck, hand_seed,``| both in one: a new match where ``new_match``,  |
+| ``new_match)``                          | else a step (auto-reset in one program)         |
 | ``id``, ``version``, ``num_players``,   | ``"equation_hilo"``, ``"v0"``, the rule set's   |
 | ``num_actions``, ``observation_shape``  | sizes                                           |
 
@@ -284,12 +286,19 @@ class EquationHiLo:
     def init_from_deal(self, deck: jax.Array, hand_seed: jax.Array) -> State:
         """A new match whose first hand is ``deck`` (52,) (top first) and ``hand_seed``
         (2,) uint32."""
-        s = self._start_hand(self._new_match(self._zeros()), deck, hand_seed)
-        return self._finish(self._advance(s, jnp.bool_(True)), s.current_player)
+        return self.play(self._zeros(), jnp.zeros((), I32), deck, hand_seed, jnp.bool_(True))
 
     def step_with_deal(self, state: State, action: jax.Array, deck: jax.Array,
                        hand_seed: jax.Array) -> State:
         """:meth:`step` with the next hand given as data (used only if this hand ends)."""
+        return self.play(state, action, deck, hand_seed, jnp.bool_(False))
+
+    def play(self, state: State, action: jax.Array, deck: jax.Array, hand_seed: jax.Array,
+             new_match: jax.Array) -> State:
+        """The one transition behind ``init`` and ``step``: where ``new_match``, a new match
+        whose first hand is ``deck`` and ``hand_seed`` (``state`` gives only shapes, ``action``
+        is ignored); elsewhere ``step_with_deal``. One compiled program can so deal new
+        matches into a batch (an auto-reset) without a second copy of the deal loop."""
         action = jnp.asarray(action, I32)
         legal = state.legal_action_mask[jnp.clip(action, 0, self._num_actions - 1)] \
             & (action >= 0) & (action < self._num_actions)
@@ -298,11 +307,18 @@ class EquationHiLo:
                           _step_count=state._step_count + 1)
         s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
                            (self._bet, self._discard, self._declare), s, action)
-        again = s.hand_over & ~s.match_over
-        s = _select(again, self._start_hand(self._move_button(s), deck, hand_seed), s)
+        fresh = self._new_match(state).replace(
+            hand_over=jnp.bool_(False), match_over=jnp.bool_(False),
+            net=jnp.zeros_like(state.net), terminated=jnp.bool_(False),
+            _step_count=jnp.zeros((), I32))
+        s = _select(new_match, fresh, s)
+        again = (s.hand_over & ~s.match_over) | new_match
+        dealer_moved = _select(new_match, s, self._move_button(s))
+        s = _select(again, self._start_hand(dealer_moved, deck, hand_seed), s)
         s = self._finish(self._advance(s, go | again), actor)
-        s = _select(legal, s, self._illegal(state, actor))
-        return _select(state.terminated, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
+        s = _select(legal | new_match, s, self._illegal(state, actor))
+        stays = state.terminated & ~new_match
+        return _select(stays, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
 
     # ---- the state ----------------------------------------------------------------------------
 

@@ -77,9 +77,9 @@ def _mix64(x: Words) -> Words:
 def reshuffle_keys(hand_seed: jax.Array, count: jax.Array, card_ids: jax.Array) -> Words:
     """``cards.reshuffle_keys(seed, count, card_ids)`` as (high, low) uint32 words:
     ``hand_seed`` (2,) uint32 (high first), ``count`` an integer, ``card_ids`` (52,)."""
-    base = _add((hand_seed[0], hand_seed[1]),
-                (U32(0), count.astype(U32) * U32(DECK_SIZE)))
-    return _mix64(_add(base, (jnp.zeros_like(card_ids, U32), card_ids.astype(U32))))
+    seed, ids = jnp.asarray(hand_seed, U32), jnp.asarray(card_ids).astype(U32)
+    base = _add((seed[0], seed[1]), (U32(0), jnp.asarray(count).astype(U32) * U32(DECK_SIZE)))
+    return _mix64(_add(base, (jnp.zeros_like(ids), ids)))
 
 
 def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,

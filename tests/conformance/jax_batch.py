@@ -1,7 +1,7 @@
 """The JAX backend behind the batch API the conformance suite drives (``VectorGame``'s
 ``observe``, ``action_masks``, ``step``, ``current_player``, ``reset(decks=, hand_seeds=)``):
-``jit(vmap(...))`` of :class:`EquationHiLo`'s functions, a finished match restarted in the same
-step (pgx's auto-reset) from the ``deal_source``'s deck and seed, as the NumPy simulator does.
+``jit(vmap(...))`` of :class:`EquationHiLo`'s functions; a finished match restarts in the same
+step (as pgx's ``auto_reset`` does, and the NumPy simulator) from the ``deal_source``.
 
 The ``deal_source`` is asked for every game's next deck at every step; a game uses it only if
 its hand or match ends there (so its record of the last deal is the one used)."""
@@ -21,25 +21,24 @@ from hilo_env.equation_hilo.jax_chance import hand_seed_words
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.equation_hilo.vector import StepResult
 
+FAST_COMPILE = {"xla_llvm_disable_expensive_passes": True, "xla_backend_optimization_level": 0}
+"""XLA options that halve the compile of a rule set (slower code, but tests run few steps)."""
+
 
 @functools.cache
-def compiled(rules: RuleSet) -> tuple[EquationHiLo, Callable, Callable, Callable]:
-    """(env, init, step, observe) batched and jitted, once per rule set."""
+def compiled(rules: RuleSet) -> tuple[EquationHiLo, Callable, Callable]:
+    """(env, play, observe) batched and jitted, once per rule set: ``play`` serves the first
+    deal, the steps and the restarts, so the deal loop is compiled once."""
     env = EquationHiLo(rules)
-    init = jax.jit(jax.vmap(env.init_from_deal))
+    return env, *(jax.jit(jax.vmap(f), compiler_options=FAST_COMPILE)
+                  for f in (env.play, env.observe))
 
-    @jax.jit
-    def step(state: State, actions: jax.Array, decks: jax.Array,
-             seeds: jax.Array) -> tuple[State, State]:
-        stepped = jax.vmap(env.step_with_deal)(state, actions, decks, seeds)
-        fresh = jax.vmap(env.init_from_deal)(decks, seeds)
-        over = stepped.terminated
-        return jax.tree_util.tree_map(
-            lambda a, b: jnp.where(over.reshape(over.shape + (1,) * (a.ndim - 1)), a, b),
-            fresh, stepped), stepped
 
-    observe = jax.jit(jax.vmap(env.observe))
-    return env, init, step, observe
+@jax.jit
+def where_games(over: jax.Array, a: State, b: State) -> State:
+    """``a`` in the games that are ``over``, ``b`` in the others."""
+    return jax.tree_util.tree_map(
+        lambda x, y: jnp.where(over.reshape(over.shape + (1,) * (x.ndim - 1)), x, y), a, b)
 
 
 class JaxBatch:
@@ -48,17 +47,25 @@ class JaxBatch:
     def __init__(self, rules: RuleSet, num_games: int,
                  deal_source: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None,
                  seed: int = 0) -> None:
-        self.env, self._init, self._step, self._observe = compiled(rules)
+        self.env, self._play, self._observe = compiled(rules)
         self.num_games = num_games
         self.num_actions = self.env.num_actions
         rng = np.random.default_rng(seed)
         self.deal_source = deal_source or (lambda g: (
             np.argsort(rng.random((g.size, 52)), axis=1), rng.integers(0, 2**63, g.size)))
-        self.reset()
+        decks, seeds = self._deal()
+        shapes = jax.eval_shape(jax.vmap(self.env.init_from_deal), decks, seeds)
+        self.state = jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
+        self._restart(np.ones(num_games, bool), decks, seeds)
 
     def _deal(self) -> tuple[np.ndarray, np.ndarray]:
         decks, seeds = self.deal_source(np.arange(self.num_games))
         return np.asarray(decks, np.int32), hand_seed_words(seeds)
+
+    def _restart(self, over: np.ndarray, decks: np.ndarray, seeds: np.ndarray) -> None:
+        """New matches in the games that are ``over``."""
+        fresh = self._play(self.state, np.zeros(self.num_games, np.int32), decks, seeds, over)
+        self.state = fresh if over.all() else where_games(over, fresh, self.state)
 
     def reset(self, decks: np.ndarray | None = None, hand_seeds: np.ndarray | None = None) -> None:
         dealt_decks, dealt_seeds = self._deal()
@@ -66,7 +73,7 @@ class JaxBatch:
             dealt_decks = np.asarray(decks, np.int32)
         if hand_seeds is not None:
             dealt_seeds = hand_seed_words(hand_seeds)
-        self.state = self._init(dealt_decks, dealt_seeds)
+        self._restart(np.ones(self.num_games, bool), dealt_decks, dealt_seeds)
 
     @property
     def current_player(self) -> np.ndarray:
@@ -82,6 +89,11 @@ class JaxBatch:
         return np.asarray(self._observe(picked, np.asarray(seats, np.int32)))
 
     def step(self, actions: np.ndarray) -> StepResult:
-        self.state, stepped = self._step(self.state, np.asarray(actions, np.int32), *self._deal())
-        return StepResult(np.asarray(stepped.rewards).astype(np.int64),
-                          np.asarray(stepped.hand_over), np.asarray(stepped.match_over))
+        decks, seeds = self._deal()
+        self.state = state = self._play(self.state, np.asarray(actions, np.int32), decks, seeds,
+                                        np.zeros(self.num_games, bool))
+        over = np.asarray(state.terminated)
+        if over.any():
+            self._restart(over, decks, seeds)
+        return StepResult(np.asarray(state.rewards).astype(np.int64),
+                          np.asarray(state.hand_over), over)

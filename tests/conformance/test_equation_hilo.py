@@ -16,14 +16,31 @@ from hilo_env.equation_hilo.vector import VectorGame
 from tests.conformance.harness import Backend, conform
 from tests.test_engine import SCENARIOS, deal
 
+try:
+    from tests.conformance.jax_batch import JaxBatch
+except ImportError as exc:  # the jax extra is not installed
+    JaxBatch = None
+    NO_JAX = f"jax is not importable ({exc}): pip install -e '.[jax]'"
+
 BACKENDS = {
     "numpy": Backend(
         make=lambda rules, num_games, deal_source: VectorGame(rules, num_games,
                                                               deal_source=deal_source),
         phase=lambda sim: sim.state.phase, stacks=lambda sim: sim.state.stacks,
         house=lambda sim: sim.state.house),
+    "jax": Backend(
+        make=lambda rules, num_games, deal_source: JaxBatch(rules, num_games, deal_source),
+        phase=lambda sim: np.asarray(sim.state.phase),
+        stacks=lambda sim: np.asarray(sim.state.stacks).T,
+        house=lambda sim: np.asarray(sim.state.house)),
 }
-"""Each batch backend by name; the JAX backend joins here."""
+"""Each batch backend by name."""
+
+
+def require(backend: str) -> None:
+    """Skip a JAX test, saying why, when jax is not importable."""
+    if backend == "jax" and JaxBatch is None:
+        pytest.skip(NO_JAX)
 
 
 TWIN_CONFIGS = {
@@ -37,14 +54,23 @@ TWIN_CONFIGS = {
     "duel": [(2, 3, 1, 128, 3000), (2, 6, 10, 128, 3000), (2, 1, 1, 64, 1000),
              (2, 30, 4, 128, 3000)],
 }
+JAX_TWIN_CONFIGS = {
+    # fewer table shapes than TWIN_CONFIGS, each a compile of its own (seconds each)
+    "standard": [(2, 3, 1, 128, 4000), (7, 6, 20, 64, 6000)],
+    "classic": [(2, 3, 1, 128, 4000), (7, 6, 20, 64, 6000)],
+    "duel": [(2, 3, 1, 128, 4000), (2, 6, 10, 128, 6000)],
+}
+CONFIGS = {"numpy": TWIN_CONFIGS, "jax": JAX_TWIN_CONFIGS}
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS))
 @pytest.mark.parametrize("preset", list(TWIN_CONFIGS))
 def test_backend_plays_as_the_engine(backend: str, preset: str) -> None:
+    require(backend)
     seen: Counter = Counter()
     total = 0
-    for j, (players, stack, hands_per_episode, games, hands) in enumerate(TWIN_CONFIGS[preset]):
+    for j, (players, stack, hands_per_episode, games, hands) in enumerate(
+            CONFIGS[backend][preset]):
         rules = RuleSet.preset(preset, num_players=players, starting_stack=stack,
                                hands_per_episode=hands_per_episode)
         total += conform(BACKENDS[backend], rules, games, hands, seed=1000 * j + len(preset),
@@ -72,6 +98,7 @@ def full_deck(top: list[str], seed: int) -> list[int]:
 @pytest.mark.parametrize("backend", list(BACKENDS))
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_engine_scenarios_in_a_batch(backend: str, name: str) -> None:
+    require(backend)
     hands, moves, overrides, stacks, house = SCENARIOS[name]
     rules = RuleSet.preset("standard", **overrides)
     games = 3  # the same hand three times, the rest of each deck shuffled differently

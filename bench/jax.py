@@ -1,0 +1,182 @@
+"""Throughput of the JAX backend (``hilo_env.equation_hilo.jax_backend``), random legal play.
+
+Agent steps per second (decisions of a live player, observation of the next one included) at
+batch sizes 1,024 to 65,536, in one process, against the NumPy batch simulator and pgx's
+``leduc_holdem`` (a far smaller game) on the same machine. Each figure is the median of
+``--repeats`` runs of about ``--seconds`` each; compile time (the first call at each batch size)
+is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions).
+
+| column          | what is timed per batch step                                             |
+|-----------------|--------------------------------------------------------------------------|
+| ``numpy +obs``  | ``VectorGame``: ``action_masks()``, a uniform legal action, ``step()``,  |
+|                 | ``observe()`` of the player to act (``bench/vector.py``'s ``+obs``)      |
+| ``jax``         | ``jit(vmap(step))`` with a uniform legal action drawn in the same jit,   |
+|                 | finished matches restarted (pgx's auto-reset); the state carries the     |
+|                 | observation of the player to act                                          |
+| ``jax learner`` | ``JaxLearnerEnv`` with random opponents: learner steps/s (each one runs  |
+|                 | the opponents' decisions too)                                             |
+| ``pgx leduc``   | pgx's leduc_holdem, the same loop as ``jax``                              |
+
+    .venv/bin/python bench/jax.py                      # the table, CPU (a few minutes)
+    .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
+
+jax and pgx come with the ``jax`` and ``bench`` extras; without pgx its column says why.
+This file is named as the issue asks; it takes its own folder off ``sys.path`` so that
+``import jax`` finds the library, not itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from hilo_env.agents import sample_legal  # noqa: E402
+from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
+from hilo_env.equation_hilo import solver  # noqa: E402
+from hilo_env.equation_hilo.jax_backend import EquationHiLo, random_policy  # noqa: E402
+from hilo_env.vector import VectorGame  # noqa: E402
+
+BATCHES = (1024, 4096, 16384, 65536)
+Runner = Callable[[float], tuple[int, float]]
+"""``run(seconds) -> (agent steps, elapsed)``."""
+
+
+def median_rate(run: Runner, seconds: float, repeats: int) -> float:
+    rates = []
+    for _ in range(repeats):
+        steps, elapsed = run(seconds)
+        rates.append(steps / elapsed)
+    return statistics.median(rates)
+
+
+def timed_loop(one: Callable[[], object], batch: int, block: Callable[[], None]) -> Runner:
+    def run(seconds: float) -> tuple[int, float]:
+        n, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(5):
+                one()
+            block()
+            n += 5
+        return n * batch, time.perf_counter() - start
+
+    return run
+
+
+def numpy_runner(batch: int) -> tuple[Runner, float]:
+    sim = VectorGame("standard", batch, seed=0)
+    rng = np.random.default_rng(1)
+
+    def one() -> None:
+        masks = sim.action_masks()
+        sim.observe()
+        sim.step(sample_legal(masks, rng))
+
+    return timed_loop(one, batch, lambda: None), 0.0
+
+
+def jax_play(env: object) -> Callable:
+    """A jitted batch step of random play with auto-reset, for a pgx-style ``env``."""
+
+    @jax.jit
+    def play(state: object, key: jax.Array) -> object:
+        batch = state.legal_action_mask.shape[0]
+        act_keys, step_keys, init_keys = (jax.random.split(k, batch)
+                                          for k in jax.random.split(key, 3))
+        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, act_keys)
+        stepped = jax.vmap(env.step)(state, actions, step_keys)
+        fresh = jax.vmap(env.init)(init_keys)
+        over = stepped.terminated
+        return jax.tree_util.tree_map(
+            lambda a, b: jnp.where(over.reshape(over.shape + (1,) * (a.ndim - 1)), a, b),
+            fresh, stepped)
+
+    return play
+
+
+def compiled_runner(init: Callable, play: Callable, batch: int) -> tuple[Runner, float]:
+    """A runner of ``state = play(state, key)``, and its compile time in seconds."""
+    key = jax.random.PRNGKey(batch)
+    state = jax.jit(jax.vmap(init))(jax.random.split(key, batch))
+    jax.block_until_ready(state)
+    start = time.perf_counter()
+    state = play(state, key)
+    jax.block_until_ready(state)
+    compile_s = time.perf_counter() - start
+    box = {"state": state, "key": key}
+
+    def one() -> None:
+        box["key"], sub = jax.random.split(box["key"])
+        box["state"] = play(box["state"], sub)
+
+    return timed_loop(one, batch, lambda: jax.block_until_ready(box["state"])), compile_s
+
+
+def learner_runner(batch: int) -> tuple[Runner, float]:
+    view = JaxLearnerEnv(EquationHiLo("standard"))
+
+    @jax.jit
+    def play(state: object, key: jax.Array) -> object:
+        act_keys, step_keys = (jax.random.split(k, batch) for k in jax.random.split(key))
+        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, act_keys)
+        return jax.vmap(view.step)(state, actions, step_keys)
+
+    return compiled_runner(view.reset, play, batch)
+
+
+def pgx_env() -> tuple[object | None, str]:
+    try:
+        import pgx
+    except ImportError as e:
+        return None, f"not installed ({e}); pip install -e '.[bench]'"
+    return pgx.make("leduc_holdem"), f"pgx {pgx.__version__}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one run")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    args = parser.parse_args()
+    solver.build_tables()
+    print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
+          f"steps/s, median of {args.repeats} x {args.seconds:g} s; compile s in brackets")
+    print(f"machine: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}, NumPy {np.__version__}, jax {jax.__version__} "
+          f"({jax.devices()[0]}); load average {os.getloadavg()[0]:.2f} at start")
+    env = EquationHiLo("standard")
+    leduc, pgx_note = pgx_env()
+    print(f"pgx: {pgx_note}")
+    fmt = "{:>8}  {:>12}  {:>22}  {:>22}  {:>22}"
+    print(fmt.format("batch", "numpy +obs", "jax", "jax learner", "pgx leduc"))
+    for batch in args.batches:
+        cells = []
+        for make in (numpy_runner,
+                     lambda b: compiled_runner(env.init, jax_play(env), b),
+                     learner_runner,
+                     None if leduc is None else lambda b: compiled_runner(leduc.init,
+                                                                          jax_play(leduc), b)):
+            if make is None:
+                cells.append("n/a")
+                continue
+            run, compile_s = make(batch)
+            rate = median_rate(run, args.seconds, args.repeats)
+            cells.append(f"{rate:,.0f}" + (f" [{compile_s:.1f}]" if compile_s else ""))
+        print(fmt.format(f"{batch:,}", *cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()

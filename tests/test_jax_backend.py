@@ -1,0 +1,170 @@
+"""The JAX backend's own contracts (its play against the engine is in tests/conformance/):
+chance as data bit for bit, the distance ranks, the refused rule fields, pgx's face (terminal
+and illegal steps), jit without vmap, and the learner view against scripted opponents."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="jax is not importable: pip install -e '.[jax]'")
+
+import jax.numpy as jnp  # noqa: E402
+
+from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
+from hilo_env.equation_hilo import actions as A  # noqa: E402
+from hilo_env.equation_hilo import cards, solver  # noqa: E402
+from hilo_env.equation_hilo import jax_chance as C  # noqa: E402
+from hilo_env.equation_hilo.engine import Phase  # noqa: E402
+from hilo_env.equation_hilo.jax_backend import (  # noqa: E402
+    MAX_HANDS_PER_EPISODE,
+    EquationHiLo,
+    check_rules,
+    distance_ranks,
+)
+from hilo_env.equation_hilo.rules import ODD_CHIP_RULES, RuleSet  # noqa: E402
+from tests.conformance.jax_batch import FAST_COMPILE  # noqa: E402
+
+
+def fast_jit(f: Callable) -> Callable:
+    return jax.jit(f, compiler_options=FAST_COMPILE)
+
+
+@functools.cache
+def standard() -> tuple[EquationHiLo, Callable, Callable]:
+    """The standard env, its init and step jitted (one game, no vmap)."""
+    env = EquationHiLo("standard")
+    return env, fast_jit(env.init), fast_jit(env.step)
+
+
+def test_reshuffle_keys_match_the_engines_bit_for_bit() -> None:
+    rng = np.random.default_rng(0)
+    seeds = rng.integers(0, 2**63, size=300, dtype=np.uint64)
+    seeds[:3] = [0, 2**63 - 1, 2**32 - 1]
+    counts = rng.integers(0, 5000, size=300)
+    ids = np.stack([rng.permutation(cards.DECK_SIZE) for _ in range(300)])
+    high, low = jax.jit(jax.vmap(C.reshuffle_keys))(C.hand_seed_words(seeds), counts, ids)
+    got = (np.asarray(high).astype(np.uint64) << np.uint64(32)) | np.asarray(low).astype(np.uint64)
+    np.testing.assert_array_equal(got, cards.reshuffle_keys(seeds[:, None], counts[:, None], ids))
+
+
+def test_put_back_reorders_only_the_undrawn_cards() -> None:
+    deck = np.random.default_rng(1).permutation(cards.DECK_SIZE)
+    seed = C.hand_seed_words(np.uint64(12345))
+    out = np.asarray(C.put_back(jnp.asarray(deck), 10, seed, 3))
+    np.testing.assert_array_equal(out[:10], deck[:10])
+    keys = cards.reshuffle_keys(12345, 3, deck[10:])
+    np.testing.assert_array_equal(out[10:], deck[10:][np.argsort(keys)])
+
+
+def test_a_deal_is_a_permutation_and_a_seed_below_two_to_the_63() -> None:
+    deck, seed = C.deal(jax.random.PRNGKey(3))
+    assert sorted(np.asarray(deck).tolist()) == list(range(cards.DECK_SIZE))
+    assert int(seed[0]) < 2**31
+
+
+@pytest.mark.parametrize("integer_results", [False, True])
+def test_distance_ranks_decide_as_the_float64_distances(integer_results: bool) -> None:
+    low, high = solver.lookup_distances(np.arange(solver.NUM_SIGNATURES), integer_results)
+    ranks = distance_ranks(integer_results)
+    rng = np.random.default_rng(2)
+    for side, d in enumerate((low, high)):
+        r = ranks[side]
+        assert (np.isinf(r) == np.isinf(d)).all()
+        i, j = rng.integers(0, solver.NUM_SIGNATURES, size=(2, 200_000))
+        ok = np.isfinite(d[i]) & np.isfinite(d[j])
+        tied = d[i][ok] <= d[j][ok] + solver.TIE_TOLERANCE
+        assert ((r[i][ok] <= r[j][ok]) == tied).all()
+
+
+def test_rule_fields_it_does_not_play_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="'hands_per_episode'"):
+        EquationHiLo("standard", hands_per_episode=MAX_HANDS_PER_EPISODE + 1)
+    fields = {f.name for f in dataclasses.fields(RuleSet)}
+    refused = [("odd_chip", v) for v in ODD_CHIP_RULES if v != "house"]
+    if "deck_suits" in fields:  # a smaller deck (a rule field the NumPy simulator refuses too)
+        refused.append(("deck_suits", 3))
+    for name, value in refused:
+        with pytest.raises(ValueError, match=repr(name)):
+            check_rules(RuleSet(**{name: value}))
+    check_rules(RuleSet.preset("classic", num_players=8, hands_per_episode=5))  # played
+
+
+def test_pgx_face() -> None:
+    env, init, _ = standard()
+    assert (env.id, env.version, env.num_players) == ("equation_hilo", "v0", 2)
+    assert env.num_actions == A.num_actions(100) and env.observation_shape == (236,)
+    state = init(jax.random.PRNGKey(0))
+    assert state.env_id == "equation_hilo"
+    assert state.observation.shape == (236,) and state.observation.dtype == jnp.float32
+    assert state.legal_action_mask.shape == (env.num_actions,)
+    assert state.rewards.shape == (2,) and not bool(state.terminated | state.truncated)
+    np.testing.assert_array_equal(env.observe(state), state.observation)
+    with pytest.raises(TypeError, match="key"):
+        env.step(state, A.FOLD)
+    # the same key deals the same hand: chance is data
+    again = init(jax.random.PRNGKey(0))
+    assert all(bool((a == b).all()) for a, b in zip(jax.tree_util.tree_leaves(state),
+                                                     jax.tree_util.tree_leaves(again),
+                                                     strict=True))
+
+
+def test_a_fold_ends_the_match_and_a_terminal_state_stays() -> None:
+    _, init, step = standard()
+    state = init(jax.random.PRNGKey(1))
+    actor = int(state.current_player)
+    over = step(state, A.FOLD, jax.random.PRNGKey(2))
+    assert bool(over.terminated) and int(over.phase) == Phase.MATCH_OVER
+    assert over.rewards.tolist() == [-1.0 if s == actor else 1.0 for s in range(2)]  # the ante
+    assert bool(over.legal_action_mask.all()) and int(over.current_player) == actor
+    after = step(over, A.CHECK, jax.random.PRNGKey(3))
+    assert not bool(after.rewards.any()) and int(after._step_count) == int(over._step_count)
+    np.testing.assert_array_equal(after.stacks, over.stacks)
+
+
+def test_an_illegal_action_ends_the_match_with_the_penalty() -> None:
+    env, init, step = standard()
+    state = init(jax.random.PRNGKey(4))
+    actor = int(state.current_player)
+    for bad in (A.DECLARE_LOW, env.num_actions, -1):
+        out = step(state, bad, jax.random.PRNGKey(5))
+        assert bool(out.terminated)
+        assert out.rewards[actor] == -100.0 and out.rewards[1 - actor] == 100.0
+
+
+def fold_if_you_can(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """An opponent that folds at every bet and otherwise takes its first legal action."""
+    return jnp.where(mask[A.FOLD], A.FOLD, jnp.argmax(mask)).astype(jnp.int32)
+
+
+def check_if_you_can(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """Check when it may, else its first legal action (a × discard)."""
+    return jnp.where(mask[A.CHECK], A.CHECK, jnp.argmax(mask)).astype(jnp.int32)
+
+
+def test_the_learner_view_against_an_opponent_who_always_folds() -> None:
+    """Heads-up, one hand: the opponent folds at its first bet, so the learner wins the ante
+    (+1, the episode's end) after its check, or the match ends before the learner decides (no
+    episode, dealt again) when the opponent in seat 0 opens; other steps pay nothing."""
+    view = JaxLearnerEnv(EquationHiLo("standard"), opponents=[fold_if_you_can])
+    reset = fast_jit(jax.vmap(view.reset))
+    step = fast_jit(jax.vmap(view.step))
+    games = 64
+    state = reset(jax.random.split(jax.random.PRNGKey(6), games))
+    ended = 0
+    for i in range(6):
+        assert bool((state.game.current_player == state.learner).all())
+        assert not bool(state.game.terminated.any())
+        # seat 1 decides only its × discards: the opponent in seat 0 folds when betting opens
+        assert bool(((state.learner == 0) | (state.game.phase == Phase.DISCARD)).all())
+        keys = jax.random.split(jax.random.PRNGKey(i), games)
+        state = step(state, jax.vmap(check_if_you_can)(state.observation,
+                                                       state.legal_action_mask, keys), keys)
+        done = np.asarray(state.done)
+        np.testing.assert_array_equal(state.reward, np.where(done, 1.0, 0.0))
+        ended += done.sum()
+    assert ended > 4 * games
