@@ -210,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="evaluations over the run, the last at its end (default: %(default)s)")
     p.add_argument("--output-dir", default="runs",
                    help="runs go to OUTPUT_DIR/exploit_AGENT/ (default: %(default)s)")
+    p.add_argument("--start", metavar="MODEL", default=None,
+                   help="start the response from a trained model's weights: ppo or "
+                        "ppo:PATH (default: fresh weights)")
     p.set_defaults(func=_cmd_exploit)
     return parser
 
@@ -531,7 +534,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
         else args.minutes
     budget = f"{minutes:g} minutes" if minutes is not None else f"{args.decisions:,} decisions"
-    print(f"training a best response to {args.agent} for {budget} of learning "
+    start = f" from {args.start}" if args.start else ""
+    print(f"training a best response to {args.agent}{start} for {budget} of learning "
           f"({args.rules} rules; {args.evals} evaluations of {args.hands:,} duplicate deals)",
           flush=True)
 
@@ -542,7 +546,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     try:
         result = exploit(args.agent, args.rules, minutes=minutes, decisions=args.decisions,
                          seed=args.seed, hands=args.hands, evals=args.evals,
-                         output_dir=args.output_dir, on_eval=heard)
+                         output_dir=args.output_dir, start=args.start, on_eval=heard)
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:

@@ -88,6 +88,9 @@ class TrainConfig:
     """Gradient clipping."""
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value networks."""
+    init_model: str = ""
+    """A saved MaskablePPO model (``.zip``, same rules and ``net_arch``) whose weights the
+    learner starts from; empty: fresh weights."""
     reward_scale: float = 0.1
     """Rewards (net chips per hand) are multiplied by this for learning."""
     # ---- opponents ----
@@ -145,6 +148,9 @@ class TrainConfig:
                 agents.check(name)
             except ValueError as exc:
                 raise ValueError(f"config field 'baselines': {exc}") from None
+        _require(isinstance(self.init_model, str)
+                 and (not self.init_model or Path(self.init_model).is_file()), "init_model",
+                 self.init_model, "empty, or the path of a saved model file")
         try:
             self.rule_set()  # a bad preset or rules file fails here
         except ValueError as exc:
