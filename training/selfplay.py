@@ -216,7 +216,7 @@ def train(config: TrainConfig, progress: bool = True,
         return time.perf_counter() - start - eval_time[0]
 
     def evaluate(step: int) -> None:
-        began = time.perf_counter()
+        learned, began = learning_seconds(), time.perf_counter()
         path = run_dir / "checkpoints" / "eval_model.zip"
         save_model(model, path, rules)
         scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed)
@@ -228,7 +228,7 @@ def train(config: TrainConfig, progress: bool = True,
                 writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
         logger.dump(step)
         if on_eval is not None:
-            on_eval(step, scores, learning_seconds())
+            on_eval(step, scores, learned)
         eval_time[0] += time.perf_counter() - began
 
     class Schedule(BaseCallback):
