@@ -13,7 +13,7 @@ checks it against ``cards.reshuffle_keys`` bit for bit.
 | :func:`deal`          | key -> (deck (52,) int32 top first, hand_seed (2,) uint32)        |
 | :func:`hand_seed_words` | NumPy uint64 seeds (...) -> (..., 2) uint32 words, high first   |
 | :func:`reshuffle_keys`| ``cards.reshuffle_keys`` as (high, low) uint32 words               |
-| :func:`put_back`      | the card on top goes back and the undrawn cards are reshuffled    |
+| :func:`put_back`      | the card drawn goes back and the undrawn cards are reshuffled     |
 """
 
 from __future__ import annotations
@@ -86,12 +86,19 @@ def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
              reshuffles: jax.Array) -> jax.Array:
     """The deck after the card at ``draw_position`` (just drawn) goes back and the undrawn
     cards, that one included, are reshuffled: top first in ascending order of their keys
-    (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are."""
-    high, low = reshuffle_keys(hand_seed, reshuffles, deck)
-    undrawn = jnp.arange(DECK_SIZE) >= draw_position
-    zero = U32(0)
-    return lax.sort((undrawn.astype(U32), jnp.where(undrawn, high, zero),
-                     jnp.where(undrawn, low, zero), deck), num_keys=3, is_stable=True)[3]
+    (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are.
+
+    Each card's new place is counted, not sorted: the drawn cards before it plus the undrawn
+    cards with smaller keys (keys are distinct: SplitMix64 is a bijection): 52 x 52
+    comparisons, which vectorise on any device, where XLA's sort is slow on the CPU."""
+    # the barrier keeps XLA from fusing the keys' arithmetic into each of the 52 x 52 pairs
+    high, low = lax.optimization_barrier(reshuffle_keys(hand_seed, reshuffles, deck))
+    places = jnp.arange(DECK_SIZE)
+    undrawn = places >= draw_position
+    smaller = (high[None, :] < high[:, None]) | ((high[None, :] == high[:, None])
+                                                 & (low[None, :] < low[:, None]))
+    place = jnp.where(undrawn, draw_position + (smaller & undrawn[None, :]).sum(1), places)
+    return jnp.zeros_like(deck).at[place].set(deck, unique_indices=True)
 
 
 def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
