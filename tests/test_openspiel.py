@@ -10,7 +10,7 @@ from hilo_env.envs import openspiel_game as G  # noqa: E402
 from hilo_env.envs.equation_hilo_aec import raw_env  # noqa: E402
 from hilo_env.equation_hilo import actions as A  # noqa: E402
 from hilo_env.equation_hilo import cards  # noqa: E402
-from hilo_env.equation_hilo.observation import action_mask  # noqa: E402
+from hilo_env.equation_hilo.observation import Encoder, action_mask  # noqa: E402
 from hilo_env.equation_hilo.rules import PRESETS, RuleSet  # noqa: E402
 
 SIMULATED = {  # rules -> simulations (a standard game with raises replays long histories)
@@ -123,8 +123,7 @@ def test_information_state_is_perfect_recall_and_hides_what_it_should():
     assert np.array_equal(other.information_state_tensor(1), tensor)
     assert other.information_state_string(0) != mine
     # the observation is the AEC env's vector
-    assert np.array_equal(state.observation_tensor(1),
-                          G.TableObserver(game)._encoder.encode(state.game, 1))
+    assert np.array_equal(state.observation_tensor(1), Encoder(game.rules).encode(state.game, 1))
 
 
 @pytest.mark.parametrize("rules", [
