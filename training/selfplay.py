@@ -1,4 +1,5 @@
-"""Self-play MaskablePPO on the batched simulator. Reads top to bottom, like CleanRL's scripts.
+"""Self-play MaskablePPO on the batched simulator (or, for rules it refuses such as ``tiny``, on
+the AEC env's games: :func:`learner_env`). Reads top to bottom, like CleanRL's scripts.
 
     hilo train configs/train/selfplay.yaml
 
@@ -29,9 +30,11 @@ import yaml
 from hilo_env import agents
 from hilo_env.agents.base import Agent
 from hilo_env.agents.ppo import PPOAgent, save_model
+from hilo_env.envs.aec_learner import AECLearnerVectorEnv
+from hilo_env.envs.equation_hilo_aec import raw_env
 from hilo_env.envs.sb3 import make_sb3_vec_env
 from hilo_env.envs.vector_env import HiLoVectorEnv
-from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.rules import DECK_FIELDS, RuleSet
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
 
@@ -156,7 +159,25 @@ def phase_threads(config: TrainConfig) -> Any:
     return PhaseThreads()
 
 
-def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, HiLoVectorEnv, OpponentPool]:
+def batch_simulated(rules: RuleSet) -> bool:
+    """Whether the NumPy batch simulator plays ``rules``: it refuses decks other than the
+    standard one (``DECK_FIELDS``, as ``tiny``'s)."""
+    default = RuleSet()
+    return all(getattr(rules, name) == getattr(default, name) for name in DECK_FIELDS)
+
+
+def learner_env(rules: RuleSet, num_envs: int, opponents: list[Agent],
+                seed: int) -> HiLoVectorEnv | AECLearnerVectorEnv:
+    """The learner's games: the batch simulator (:class:`HiLoVectorEnv`) where it plays the
+    rules, else the AEC env's games one by one (:class:`AECLearnerVectorEnv`, about a thousand
+    decisions a second on one core: enough for small rule sets such as ``tiny``)."""
+    if batch_simulated(rules):
+        return HiLoVectorEnv(rules, num_envs, opponents=opponents, seed=seed)
+    return AECLearnerVectorEnv(lambda: raw_env(rules), num_envs, opponents=opponents, seed=seed)
+
+
+def make_learner(config: TrainConfig, rules: RuleSet
+                 ) -> tuple[Any, HiLoVectorEnv | AECLearnerVectorEnv, OpponentPool]:
     """The MaskablePPO learner on ``config.num_envs`` simulated games against the opponent
     pool, as :func:`train` runs it (``bench/train.py`` times its ``learn``)."""
     import torch
@@ -166,8 +187,7 @@ def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, HiLoVectorEn
     # simulator (two threads contend and run several times slower)
     torch.set_num_threads(config.torch_threads)
     pool = OpponentPool(config, rules)
-    env = HiLoVectorEnv(rules, config.num_envs, opponents=pool.opponents(config.num_envs),
-                        seed=config.seed)
+    env = learner_env(rules, config.num_envs, pool.opponents(config.num_envs), config.seed)
     vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
     model = MaskablePPO(
         "MlpPolicy", vec_env, learning_rate=config.learning_rate, n_steps=config.n_steps,
