@@ -137,6 +137,28 @@ class PPOAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])
 
+    def action_probabilities(self, observation: np.ndarray,
+                             action_mask: np.ndarray) -> np.ndarray:
+        """The distribution it plays at one observation (for exact exploitability,
+        ``envs.openspiel_policy``): the model's masked action probabilities when it samples,
+        all on the action :meth:`act` picks when ``deterministic``."""
+        if self.deterministic:
+            out = np.zeros(np.shape(action_mask)[-1])
+            out[self.act(observation, action_mask)] = 1.0
+            return out
+        import torch
+
+        model = self.load()
+        mask = np.asarray(action_mask, dtype=bool)[None]
+        obs: Any = np.asarray(observation, dtype=np.float32)[None]
+        if self._dict_obs:
+            obs = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        tensor, _ = model.policy.obs_to_tensor(obs)
+        with torch.no_grad():
+            probs = model.policy.get_distribution(tensor, action_masks=mask).distribution.probs
+        out = probs[0].cpu().numpy().astype(np.float64)
+        return out / out.sum()  # float32 rounding
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         model = self.load()
         obs: Any = np.asarray(observations, dtype=np.float32)
