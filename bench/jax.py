@@ -10,12 +10,13 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
 |-----------------|--------------------------------------------------------------------------|
 | ``numpy +obs``  | ``VectorGame``: ``action_masks()``, a uniform legal action, ``step()``,  |
 |                 | ``observe()`` of the player to act (``bench/vector.py``'s ``+obs``)      |
-| ``jax``         | ``jit(vmap(step))`` with a uniform legal action drawn in the same jit,   |
-|                 | finished matches restarted (pgx's auto-reset); the state carries the     |
-|                 | observation of the player to act                                          |
+| ``jax``         | ``jit(vmap(env.play))`` with a uniform legal action drawn in the same    |
+|                 | jit: a match that ended is restarted at the next step (which counts no   |
+|                 | decision for it); the state carries the acting player's observation      |
 | ``jax learner`` | ``JaxLearnerEnv`` with random opponents: learner steps/s (each one runs  |
 |                 | the opponents' decisions too)                                             |
-| ``pgx leduc``   | pgx's leduc_holdem, the same loop as ``jax``                              |
+| ``pgx leduc``   | pgx's leduc_holdem, ``jit(vmap(step))``, restarted as pgx's auto_reset   |
+|                 | does (its ``init`` in every step, selected where a game ended)           |
 
     .venv/bin/python bench/jax.py                      # the table, CPU (a few minutes)
     .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
@@ -48,6 +49,7 @@ from hilo_env.agents import sample_legal  # noqa: E402
 from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
 from hilo_env.equation_hilo import solver  # noqa: E402
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, random_policy  # noqa: E402
+from hilo_env.equation_hilo.jax_chance import deal  # noqa: E402
 from hilo_env.vector import VectorGame  # noqa: E402
 
 BATCHES = (1024, 4096, 16384, 65536)
@@ -63,76 +65,97 @@ def median_rate(run: Runner, seconds: float, repeats: int) -> float:
     return statistics.median(rates)
 
 
-def timed_loop(one: Callable[[], object], batch: int, block: Callable[[], None]) -> Runner:
-    def run(seconds: float) -> tuple[int, float]:
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _ in range(5):
-                one()
-            block()
-            n += 5
-        return n * batch, time.perf_counter() - start
-
-    return run
-
-
 def numpy_runner(batch: int) -> tuple[Runner, float]:
     sim = VectorGame("standard", batch, seed=0)
     rng = np.random.default_rng(1)
 
-    def one() -> None:
-        masks = sim.action_masks()
-        sim.observe()
-        sim.step(sample_legal(masks, rng))
+    def run(seconds: float) -> tuple[int, float]:
+        n, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = sim.action_masks()
+            sim.observe()
+            sim.step(sample_legal(masks, rng))
+            n += 1
+        return n * batch, time.perf_counter() - start
 
-    return timed_loop(one, batch, lambda: None), 0.0
+    return run, 0.0
 
 
-def jax_play(env: object) -> Callable:
-    """A jitted batch step of random play with auto-reset, for a pgx-style ``env``."""
+def random_actions(state: object, key: jax.Array) -> jax.Array:
+    keys = jax.random.split(key, state.legal_action_mask.shape[0])
+    return jax.vmap(random_policy)(state.observation, state.legal_action_mask, keys)
+
+
+def hilo_play(env: EquationHiLo) -> Callable:
+    """A jitted batch step of random play: ``env.play`` restarts the matches that ended in
+    the last step (their action is ignored) and steps the others, one deal loop for both;
+    returns the state and how many decisions were taken."""
 
     @jax.jit
-    def play(state: object, key: jax.Array) -> object:
+    def play(state: object, key: jax.Array) -> tuple[object, jax.Array]:
+        act_key, deal_key = jax.random.split(key)
         batch = state.legal_action_mask.shape[0]
-        act_keys, step_keys, init_keys = (jax.random.split(k, batch)
-                                          for k in jax.random.split(key, 3))
-        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, act_keys)
-        stepped = jax.vmap(env.step)(state, actions, step_keys)
-        fresh = jax.vmap(env.init)(init_keys)
+        decks, seeds = jax.vmap(deal)(jax.random.split(deal_key, batch))
+        new = state.terminated
+        state = jax.vmap(env.play)(state, random_actions(state, act_key), decks, seeds, new)
+        return state, (~new).sum()
+
+    return play
+
+
+def pgx_play(env: object) -> Callable:
+    """The same for a pgx env, restarted as ``pgx.experimental.auto_reset`` does (``init``
+    in the step that ends a game); every game decides at every step."""
+
+    @jax.jit
+    def play(state: object, key: jax.Array) -> tuple[object, jax.Array]:
+        act_key, step_key, init_key = jax.random.split(key, 3)
+        batch = state.legal_action_mask.shape[0]
+        stepped = jax.vmap(env.step)(state, random_actions(state, act_key),
+                                     jax.random.split(step_key, batch))
+        fresh = jax.vmap(env.init)(jax.random.split(init_key, batch))
         over = stepped.terminated
         return jax.tree_util.tree_map(
             lambda a, b: jnp.where(over.reshape(over.shape + (1,) * (a.ndim - 1)), a, b),
-            fresh, stepped)
+            fresh, stepped), jnp.asarray(batch)
 
     return play
 
 
 def compiled_runner(init: Callable, play: Callable, batch: int) -> tuple[Runner, float]:
-    """A runner of ``state = play(state, key)``, and its compile time in seconds."""
+    """A runner of ``state, decisions = play(state, key)``, and its compile time in
+    seconds."""
     key = jax.random.PRNGKey(batch)
     state = jax.jit(jax.vmap(init))(jax.random.split(key, batch))
     jax.block_until_ready(state)
     start = time.perf_counter()
-    state = play(state, key)
+    state, _ = play(state, key)
     jax.block_until_ready(state)
     compile_s = time.perf_counter() - start
     box = {"state": state, "key": key}
 
-    def one() -> None:
-        box["key"], sub = jax.random.split(box["key"])
-        box["state"] = play(box["state"], sub)
+    def run(seconds: float) -> tuple[int, float]:
+        decisions, start = [], time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(5):
+                box["key"], sub = jax.random.split(box["key"])
+                box["state"], taken = play(box["state"], sub)
+                decisions.append(taken)
+            jax.block_until_ready(box["state"])
+        return int(sum(int(d) for d in decisions)), time.perf_counter() - start
 
-    return timed_loop(one, batch, lambda: jax.block_until_ready(box["state"])), compile_s
+    return run, compile_s
 
 
 def learner_runner(batch: int) -> tuple[Runner, float]:
     view = JaxLearnerEnv(EquationHiLo("standard"))
 
     @jax.jit
-    def play(state: object, key: jax.Array) -> object:
-        act_keys, step_keys = (jax.random.split(k, batch) for k in jax.random.split(key))
-        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, act_keys)
-        return jax.vmap(view.step)(state, actions, step_keys)
+    def play(state: object, key: jax.Array) -> tuple[object, jax.Array]:
+        act_key, step_key = jax.random.split(key)
+        state = jax.vmap(view.step)(state, random_actions(state, act_key),
+                                    jax.random.split(step_key, batch))
+        return state, jnp.asarray(batch)
 
     return compiled_runner(view.reset, play, batch)
 
@@ -165,10 +188,10 @@ def main() -> None:
     for batch in args.batches:
         cells = []
         for make in (numpy_runner,
-                     lambda b: compiled_runner(env.init, jax_play(env), b),
+                     lambda b: compiled_runner(env.init, hilo_play(env), b),
                      learner_runner,
                      None if leduc is None else lambda b: compiled_runner(leduc.init,
-                                                                          jax_play(leduc), b)):
+                                                                          pgx_play(leduc), b)):
             if make is None:
                 cells.append("n/a")
                 continue

@@ -89,15 +89,18 @@ def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
     (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are.
 
     Each card's new place is counted, not sorted: the drawn cards before it plus the undrawn
-    cards with smaller keys (keys are distinct: SplitMix64 is a bijection): 52 x 52
-    comparisons, which vectorise on any device, where XLA's sort is slow on the CPU."""
-    # the barrier keeps XLA from fusing the keys' arithmetic into each of the 52 x 52 pairs
-    high, low = lax.optimization_barrier(reshuffle_keys(hand_seed, reshuffles, deck))
+    cards with smaller keys (keys are distinct: SplitMix64 is a bijection). One card per turn
+    of a loop: XLA's sort is slow on the CPU, and a 52 x 52 comparison in one expression gets
+    the keys' arithmetic fused into every pair."""
+    high, low = reshuffle_keys(hand_seed, reshuffles, deck)
     places = jnp.arange(DECK_SIZE)
     undrawn = places >= draw_position
-    smaller = (high[None, :] < high[:, None]) | ((high[None, :] == high[:, None])
-                                                 & (low[None, :] < low[:, None]))
-    place = jnp.where(undrawn, draw_position + (smaller & undrawn[None, :]).sum(1), places)
+
+    def smaller(i: jax.Array) -> jax.Array:
+        """How many undrawn cards have a smaller key than card ``i``."""
+        return (((high < high[i]) | ((high == high[i]) & (low < low[i]))) & undrawn).sum()
+
+    place = jnp.where(undrawn, draw_position + lax.map(smaller, places), places)
     return jnp.zeros_like(deck).at[place].set(deck, unique_indices=True)
 
 
