@@ -89,7 +89,7 @@ def main() -> None:
     print(f"raw AEC env, random legal actions: {aec_steps_per_second(3.0):,.0f} steps/s")
 
     start = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     print(f"ray.init (local, 2 CPUs): {time.perf_counter() - start:.1f} s")
     league = TrainConfig.from_yaml("rllib_league", output_dir="/tmp/hilo_bench_rllib")
     print("\nenv steps/s sampled (median of "

@@ -126,7 +126,8 @@ def test_missing_rllib_extra_is_named_first(capsys: pytest.CaptureFixture[str],
 
 @pytest.fixture(scope="module")
 def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Path]:
-    """The bundled league config, shrunk, on a local Ray of 2 CPUs: 2 iterations of 256
+    """The bundled league config, shrunk, on a new local Ray of 2 CPUs (not a cluster this
+    machine may have, nor RAY_ADDRESS's): 2 iterations of 256
     decisions on standard rules, a snapshot and a checkpoint after the first; returns the
     config and the saved policy's folder."""
     from hilo_env.training.rllib_train import train
@@ -136,7 +137,7 @@ def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, P
         total_timesteps=512, num_envs=4, n_steps=64, batch_size=128, n_epochs=1,
         net_arch=[32, 32], snapshot_every=256, eval_every=0, eval_hands=20,
         checkpoint_every=256)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         return config, train(config, progress=False)
     finally:
