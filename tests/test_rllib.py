@@ -114,6 +114,13 @@ def test_league_mapping() -> None:
     assert {"baseline_heuristic", "baseline_random"} <= set(pool)
 
 
+def test_the_rllib_trainer_takes_rllib_configs_only() -> None:
+    from hilo_env.training.rllib_train import train
+
+    with pytest.raises(ValueError, match="backend 'sb3'; this trainer is for backend 'rllib'"):
+        train(TrainConfig.from_yaml("smoke"))
+
+
 def test_missing_rllib_extra_is_named_first(capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)

@@ -163,6 +163,9 @@ def train(config: TrainConfig, progress: bool = True,
           ) -> Path:
     """Train as ``config`` says (``backend: rllib``); returns the saved policy's folder.
     ``on_eval(decisions, scores, seconds)`` hears each evaluation (seconds of training)."""
+    if config.backend != "rllib":
+        raise ValueError(f"config {config.name!r} has backend {config.backend!r}; this trainer "
+                         "is for backend 'rllib' (training.selfplay trains 'sb3')")
     import ray
     import torch
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
