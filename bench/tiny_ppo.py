@@ -78,8 +78,9 @@ def plot(rows: list[dict], references: dict[str, float], path: Path, title: str)
         right.axhline(value, color=color, ls="--", lw=1, label=f"{name} ({value:.3g})")
     right.axhline(cfr[-1]["nash_conv"], color="C2", ls="--", lw=1,
                   label=f"CFR+ {cfr[-1]['steps']:,} iterations ({cfr[-1]['nash_conv']:.1g})")
-    right.set(yscale="log", xlabel="learner decisions", ylabel="exact NashConv (chips per hand)",
-              title="PPO over training")
+    right.set(yscale="log", xlabel="learner decisions (thousands)",
+              ylabel="exact NashConv (chips per hand)", title="PPO over training")
+    right.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:g}")
     right.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.savefig(path, dpi=110, bbox_inches="tight")
