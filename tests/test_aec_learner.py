@@ -1,6 +1,7 @@
 """The learner view over the AEC env (envs/aec_learner.py) on tiny, which the batch simulator
 refuses: legal episodes whose rewards are the learner's net chips, seats in turn, the vector
-form; and a few hundred MaskablePPO decisions on tiny through ``hilo train``. About 10 s."""
+form, lo-hi's and Hi MiLo!'s AEC envs too; and a few hundred MaskablePPO decisions on tiny
+through ``hilo train``. About 10 s of CPU (25 s wall on the shared 2-core box)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,24 @@ def test_legal_episodes_pay_the_learners_net_chips(opponent: str) -> None:
     # learner wins the ante, 1 chip, kept apart from the rewards
     skipped = env.episodes - 1 - len(episodes)
     assert env.skipped_chips == skipped
+
+
+@pytest.mark.parametrize("game", ["lohi", "himilo"])
+def test_other_games_aec_envs(game: str) -> None:
+    import importlib
+
+    make = importlib.import_module(f"hilo_env.{game}_v0").raw_env
+    env = AECLearnerEnv(make(), seed=0)
+    obs, _ = env.reset()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        obs, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        assert obs.shape == env.observation_space.shape
+        if terminated:
+            ended += 1
+            env.reset()
+    assert ended >= 1
 
 
 def test_random_seats_and_refusals() -> None:
