@@ -48,9 +48,9 @@ class TrainConfig:
     """Torch CPU threads while collecting rollouts; 1 suits small networks on a 2-core
     machine (a second thread only contends with the simulator)."""
     update_threads: int = 1
-    """Torch CPU threads for PPO's gradient steps, when the simulator is idle: 2 makes them
-    about 1.8x faster on an idle 2-core machine (``bench/train.py``), but several times
-    slower when other work holds the second core."""
+    """Torch CPU threads for PPO's gradient steps, when the simulator is idle: 2 made an
+    update 1.8x faster with the second core free, and the loop 3x slower while other work held
+    it (``bench/train.py``)."""
     backend: str = "sb3"
     """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
     one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
