@@ -16,7 +16,7 @@
     checked first.
 ``hilo gauntlet AGENT [--rules R] [--hands 2000] [--seed 0]``
     The gauntlet's scripted players against an agent, duplicate deals (``training.gauntlet``).
-``hilo exploit AGENT [--rules R] [--minutes M | --decisions N] [--hands 2000] [--seed 0]``
+``hilo exploit AGENT [--rules R] [--minutes M | --decisions N] [--start ppo] [--hands 2000]``
     A lower bound on an agent's exploitability from a trained best response
     (``training.exploit``); on rules OpenSpiel can enumerate, the exact NashConv
     (``envs.openspiel_policy``).
