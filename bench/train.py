@@ -32,7 +32,9 @@ import dataclasses
 import os
 import platform
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -96,7 +98,7 @@ class Run:
         rules = self.config.rule_set()
         self.model, self.env, pool = make_learner(self.config, rules)
         for k in range(snapshots):  # frozen copies of the (untrained) learner, as training adds
-            path = os.path.join(folder, f"snapshot_{k}.zip")
+            path = Path(folder) / f"snapshot_{k}.zip"
             save_model(self.model, path, rules)
             pool.add_snapshot(path)
         timed = {id(a): TimedOpponent(a) for a in pool.opponents(self.config.num_envs)}
@@ -142,8 +144,8 @@ def main() -> None:
                         help="pyinstrument of one 'unchecked' run instead of the table")
     args = parser.parse_args()
 
-    config = TrainConfig.from_yaml(args.config, output_dir="/tmp/bench_train")
-    os.makedirs("/tmp/bench_train", exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="bench_train_")  # the snapshots' files
+    config = TrainConfig.from_yaml(args.config, output_dir=folder)
     print(f"training loop of {args.config}: {config.num_envs} games, rollouts of "
           f"{config.num_envs * config.n_steps:,} decisions, {config.n_epochs} epochs of "
           f"minibatches of {config.batch_size:,}, net {config.net_arch}, opponents "
@@ -154,12 +156,12 @@ def main() -> None:
     if args.profile:
         from pyinstrument import Profiler
 
-        run = Run("unchecked", config, args.snapshots, "/tmp/bench_train")
+        run = Run("unchecked", config, args.snapshots, folder)
         with Profiler(interval=0.002) as prof:
             run.learn(args.rollouts)
         print(prof.output_text(unicode=False, color=False))
         return
-    runs = [Run(v, config, args.snapshots, "/tmp/bench_train") for v in args.variants]
+    runs = [Run(v, config, args.snapshots, folder) for v in args.variants]
     results: dict[str, list[dict[str, float]]] = {v: [] for v in args.variants}
     for _ in range(args.repeats):
         for run in runs:  # in turn, so a busy moment of the machine hits every variant
