@@ -14,8 +14,9 @@ from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.rules import RuleSet
 
 _DISCARD_ACTIONS = (A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY)
-_RECENT = 64
-"""Equity results the heuristic keeps for the cards it saw last."""
+_RECENT = 4096
+"""Equity results the heuristic keeps for the cards it saw last: enough for every table of a
+training batch (one heuristic plays 64-128 games at once), not only for one game's."""
 
 
 def _after_discard(ops: str, action: int) -> str:
