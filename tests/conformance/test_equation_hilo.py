@@ -55,10 +55,11 @@ TWIN_CONFIGS = {
              (2, 30, 4, 128, 3000)],
 }
 JAX_TWIN_CONFIGS = {
-    # fewer table shapes than TWIN_CONFIGS, each a compile of its own (seconds each)
-    "standard": [(2, 3, 1, 128, 4000), (7, 6, 20, 64, 6000)],
-    "classic": [(2, 3, 1, 128, 4000), (7, 6, 20, 64, 6000)],
-    "duel": [(2, 3, 1, 128, 4000), (2, 6, 10, 128, 6000)],
+    # fewer table shapes than TWIN_CONFIGS, each a compile of its own (seconds each), and
+    # more games per step (a step costs the JAX backend about as much at 256 games as at 64)
+    "standard": [(2, 3, 1, 256, 7000), (7, 6, 20, 256, 3000)],
+    "classic": [(2, 3, 1, 256, 7000), (7, 6, 20, 256, 3000)],
+    "duel": [(2, 3, 1, 256, 5000), (2, 6, 10, 256, 5000)],
 }
 CONFIGS = {"numpy": TWIN_CONFIGS, "jax": JAX_TWIN_CONFIGS}
 
