@@ -169,8 +169,8 @@ def batch_simulated(rules: RuleSet) -> bool:
 def learner_env(rules: RuleSet, num_envs: int, opponents: list[Agent],
                 seed: int) -> HiLoVectorEnv | AECLearnerVectorEnv:
     """The learner's games: the batch simulator (:class:`HiLoVectorEnv`) where it plays the
-    rules, else the AEC env's games one by one (:class:`AECLearnerVectorEnv`, about a thousand
-    decisions a second on one core: enough for small rule sets such as ``tiny``)."""
+    rules, else the AEC env's games one by one (:class:`AECLearnerVectorEnv`, several hundred
+    decisions a second: enough for small rule sets such as ``tiny``)."""
     if batch_simulated(rules):
         return HiLoVectorEnv(rules, num_envs, opponents=opponents, seed=seed)
     return AECLearnerVectorEnv(lambda: raw_env(rules), num_envs, opponents=opponents, seed=seed)
