@@ -17,6 +17,7 @@ A smaller deck (the rule fields ``deck_values``, ``deck_suits``, ``deck_multiply
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -145,12 +146,17 @@ def parse_deck(cards: Iterable[int | str]) -> list[int]:
     return out
 
 
-# The constants as 0-d arrays: a ufunc whose other operand is a 0-d array takes NumPy's fast
-# path, which a NumPy scalar leaves (the engine keys one small deck at a time).
-_GOLDEN_GAMMA = np.array(0x9E3779B97F4A7C15, dtype=np.uint64)
+MIX_GAMMA = 0x9E3779B97F4A7C15
+MIX_ROUNDS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB))
+MIX_FINAL_SHIFT = 31
+"""SplitMix64's finaliser, which :func:`reshuffle_keys` applies: the increment, two (shift,
+multiplier) rounds, the final shift. Every backend's reshuffle uses these numbers."""
+# The same as 0-d arrays: a ufunc whose other operand is a 0-d array takes NumPy's fast path,
+# which a NumPy scalar leaves (the engine keys one small deck at a time).
+_GOLDEN_GAMMA = np.array(MIX_GAMMA, dtype=np.uint64)
 _MIX_ROUNDS = tuple((np.array(shift, dtype=np.uint64), np.array(multiplier, dtype=np.uint64))
-                    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)))
-_FINAL_SHIFT = np.array(31, dtype=np.uint64)
+                    for shift, multiplier in MIX_ROUNDS)
+_FINAL_SHIFT = np.array(MIX_FINAL_SHIFT, dtype=np.uint64)
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -182,10 +188,12 @@ def reshuffle_keys(hand_seed: np.ndarray | int, count: np.ndarray | int,
         return _mix64(base + ids)
 
 
+@functools.cache
 def deck_ids(values: Iterable[int] = range(NUM_VALUES), suits: int = NUM_SUITS,
              multiply: int = 4, roots: int = 4) -> tuple[int, ...]:
-    """The ids of a deck, ascending: the number cards of ``values`` in the first ``suits``
-    suits (Gold first), the first ``multiply`` × ids and the first ``roots`` √ ids."""
+    """The ids of a deck, ascending: the number cards of ``values`` (a tuple or range) in the
+    first ``suits`` suits (Gold first), the first ``multiply`` × ids and the first ``roots`` √
+    ids. Made once per deck: the engine asks at every new game."""
     numbers = sorted(number_card(v, s) for v in values for s in range(suits))
     return (*numbers, *range(FIRST_MULTIPLY, FIRST_MULTIPLY + multiply),
             *range(FIRST_ROOT, FIRST_ROOT + roots))

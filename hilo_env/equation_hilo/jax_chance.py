@@ -23,16 +23,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from hilo_env.equation_hilo.cards import DECK_SIZE
+from hilo_env.equation_hilo.cards import DECK_SIZE, MIX_FINAL_SHIFT, MIX_GAMMA, MIX_ROUNDS
 
 U32 = jnp.uint32
 WORD = 32
 LOW_WORD = (1 << WORD) - 1
-# SplitMix64's finaliser (cards.reshuffle_keys): the increment, two (shift, multiplier)
-# rounds, the final shift.
-GOLDEN_GAMMA = 0x9E3779B97F4A7C15
-MIX_ROUNDS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB))
-FINAL_SHIFT = 31
 HALF = 16
 HALF_MASK = (1 << HALF) - 1
 
@@ -68,10 +63,10 @@ def _xor_shift(a: Words, shift: int) -> Words:
 
 
 def _mix64(x: Words) -> Words:
-    z = _add(x, _constant(GOLDEN_GAMMA))
+    z = _add(x, _constant(MIX_GAMMA))
     for shift, multiplier in MIX_ROUNDS:
         z = _mul(_xor_shift(z, shift), _constant(multiplier))
-    return _xor_shift(z, FINAL_SHIFT)
+    return _xor_shift(z, MIX_FINAL_SHIFT)
 
 
 def reshuffle_keys(hand_seed: jax.Array, count: jax.Array, card_ids: jax.Array) -> Words:
