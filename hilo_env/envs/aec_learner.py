@@ -34,6 +34,7 @@ from gymnasium.vector.utils import batch_space
 from pettingzoo import AECEnv
 
 from hilo_env.agents.baselines import RandomAgent
+from hilo_env.envs.vector_env import episode_infos
 
 SEATINGS = ("alternate", "random")
 """How :class:`AECLearnerEnv` picks the learner's seat each episode."""
@@ -208,14 +209,7 @@ class AECLearnerVectorEnv(VectorEnv):
             obs.append(game.reset()[0] if term[i] else o)
         self.episode_return += rewards
         self.episode_length += 1
-        infos: dict[str, Any] = {}
-        if term.any():
-            infos["episode"] = {"r": np.where(term, self.episode_return, 0.0),
-                                "l": np.where(term, self.episode_length, 0),
-                                "_r": term, "_l": term}
-            infos["_episode"] = term
-            self.episode_return[term] = 0
-            self.episode_length[term] = 0
+        infos = episode_infos(term, self.episode_return, self.episode_length)
         return np.stack(obs), rewards, term, np.zeros(self.num_envs, bool), infos
 
     def action_masks(self) -> np.ndarray:

@@ -162,15 +162,7 @@ class HiLoVectorEnv(VectorEnv):
         rew[live] = self.pending[live]
         self.pending[live] = 0
         self.episode_return += rew
-        infos: dict[str, Any] = {}
-        if term.any():
-            ended = term.nonzero()[0]
-            infos["episode"] = {"r": np.where(term, self.episode_return, 0.0),
-                                "l": np.where(term, self.episode_length, 0),
-                                "_r": term, "_l": term}
-            infos["_episode"] = term
-            self.episode_return[ended] = 0
-            self.episode_length[ended] = 0
+        infos = episode_infos(term, self.episode_return, self.episode_length)
         return self.game.observe(), rew.astype(np.float32), term, np.zeros(N, bool), infos
 
     def action_masks(self) -> np.ndarray:
@@ -253,3 +245,17 @@ class HiLoVectorEnv(VectorEnv):
             except ValueError as e:
                 raise ValueError(f"an opponent played an illegal action: {e}") from None
             self._settle(opp, res, term, rew)
+
+
+def episode_infos(ended: np.ndarray, returns: np.ndarray, lengths: np.ndarray) -> dict[str, Any]:
+    """A vector env's infos for the games whose episode ``ended`` (bool, one per game): their
+    return and length under Gymnasium's episode-statistics keys (which SB3 reads), nothing
+    when none ended. The ended games' ``returns`` and ``lengths`` counters start again at 0."""
+    if not ended.any():
+        return {}
+    infos = {"episode": {"r": np.where(ended, returns, 0.0), "l": np.where(ended, lengths, 0),
+                         "_r": ended, "_l": ended},
+             "_episode": ended}
+    returns[ended] = 0
+    lengths[ended] = 0
+    return infos
