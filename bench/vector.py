@@ -26,8 +26,10 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from aec import steps_per_second  # bench/aec.py: the AEC loop, the same for every env
@@ -104,6 +106,10 @@ def env_runner(batch: int) -> tuple[Callable[[float], tuple[int, float]],
 
 def pgx_runners() -> tuple[dict[int, Callable[[float], tuple[int, float]]], str]:
     """Runners per batch size, or an empty dict and the reason pgx cannot run."""
+    # This folder is first on sys.path, and its jax.py (bench/jax.py) would stand in for the
+    # jax library: look for jax elsewhere (the sibling import of aec.py is done by now).
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     try:
         import jax
         import jax.numpy as jnp
