@@ -50,6 +50,15 @@ class CardGameEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._obs: dict[str, dict[str, np.ndarray]] = {}
 
+    def _start_episode(self) -> None:
+        """PettingZoo's per-episode bookkeeping at a reset: every agent back, no rewards yet,
+        nobody terminated or truncated."""
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 

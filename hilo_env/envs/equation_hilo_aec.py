@@ -91,11 +91,7 @@ class raw_env(CardGameEnv):
         rng = self._rng if seed is None else np.random.default_rng(seed)
         self.game = Game(self.rules, rng, deck)
         self._rng = rng
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
+        self._start_episode()
         self._result: HandResult | None = None
         self.infos: dict[str, dict] = {a: self._info(a) for a in self.agents}
         self._obs = {}

@@ -91,11 +91,7 @@ class raw_env(CardGameEnv):
         self.game = Round(self.rules, rng, options.get("deck"), options.get("line"),
                           options.get("dealer"))
         self._rng = rng
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
+        self._start_episode()
         self.infos = {a: self._info(0.0, 0.0) for a in self.agents}
         self._obs = {}
         self.agent_selection = self.possible_agents[self.game.current_player]

@@ -78,11 +78,7 @@ class raw_env(CardGameEnv):
         self.game = Game(self.rules, options.get("shuffle") or seeded, options.get("deck"),
                          options.get("wins"))
         self._shuffle = seeded  # only once the game is dealt: a reset that raises changes nothing
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
+        self._start_episode()
         self.infos: dict[str, dict] = {a: self._info(a) for a in self.agents}
         self._obs = {}
         self.agent_selection = self.possible_agents[self.game.current_player]
