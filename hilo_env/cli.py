@@ -529,8 +529,10 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     if _exact_solvable(rules):
         return _exact_exploit(args, rules)
     require_extra("train", "hilo exploit")
+    from hilo_env.agents import make
     from hilo_env.training.exploit import exploit
 
+    make(args.agent, rules)  # an agent made for other rules says so before anything starts
     minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
         else args.minutes
     budget = f"{minutes:g} minutes" if minutes is not None else f"{args.decisions:,} decisions"
