@@ -246,6 +246,7 @@ class Game:
         self.cap = min(compress(self.stacks, self.in_hand))
         self.round = -1
         self.round_wagers: list[list[int]] = []
+        self.round_raises: list[list[int]] = []
         self.acted = [False] * n
         self.phase = _BET
         self.current_player: int | None = None
@@ -350,6 +351,7 @@ class Game:
         """Open a betting round; False when it is skipped (everyone still in is at the cap)."""
         self.round += 1
         self.round_wagers.append([0] * self.num_players)
+        self.round_raises.append([0] * self.num_players)
         self.acted = [False] * self.num_players
         first = self._next_bettor(self.button)
         skipped = first is None
@@ -380,6 +382,7 @@ class Game:
             if action != A.CALL:
                 self.acted = [False] * self.num_players
                 self.acted[seat] = True
+                self.round_raises[self.round][seat] += 1
             chips = total - self.wagers[seat]
             self.wagers[seat] = total
             self.stacks[seat] -= chips
