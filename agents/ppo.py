@@ -5,6 +5,12 @@ A model keeps the rules it was trained under beside it: ``model.zip`` has ``mode
 (:func:`save_model` writes both). An agent made for other rules is refused, naming the fields
 that differ, unless ``allow_other_rules`` is set; a model without the file is checked by its
 spaces alone.
+
+It also keeps the observation slices it reads, ``model.observation.yaml`` (the names of
+:func:`observation.layout`, in order). The observation grows when the game shows more (the
+``round_raises`` slice came after ``ppo`` was trained): a model reads the slices it was trained
+on out of today's vector, and a learner that starts from it gets zero weights for the rest
+(:meth:`PPOAgent.parameters_for`), so the model plays as it was trained.
 """
 
 from __future__ import annotations
@@ -18,11 +24,15 @@ import yaml
 
 from hilo_env.agents.base import Agent
 from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo.observation import observation_size
+from hilo_env.equation_hilo.observation import layout, observation_size
 from hilo_env.equation_hilo.rules import RuleSet
 
 INSTALL_HINT = "pip install -e '.[train]'  (torch, stable-baselines3, sb3-contrib)"
 RULES_SUFFIX = ".rules.yaml"
+OBSERVATION_SUFFIX = ".observation.yaml"
+INPUT_LAYERS = ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")
+"""The weights of SB3's ``MlpPolicy`` that read the observation (features are the flat
+vector itself)."""
 
 
 def rules_path(model_path: str | Path) -> Path:
@@ -32,12 +42,32 @@ def rules_path(model_path: str | Path) -> Path:
     return path.with_name(path.name.removesuffix(".zip") + RULES_SUFFIX)
 
 
+def observation_path(model_path: str | Path) -> Path:
+    """Where the observation slices of the model saved at ``model_path`` are listed: ``x.zip``
+    -> ``x.observation.yaml``."""
+    path = Path(model_path)
+    return path.with_name(path.name.removesuffix(".zip") + OBSERVATION_SUFFIX)
+
+
 def save_model(model: Any, path: str | Path, rules: RuleSet) -> Path:
-    """Save an SB3 model at ``path`` and the rules it was trained under beside it."""
+    """Save an SB3 model at ``path``, and beside it the rules it was trained under and the
+    observation slices it reads (all of today's)."""
     path = Path(path)
     model.save(path)
     rules_path(path).write_text(yaml.safe_dump(rules.to_dict(), sort_keys=False))
+    observation_path(path).write_text(yaml.safe_dump(list(layout(rules)), sort_keys=False))
     return path
+
+
+def observation_columns(rules: RuleSet, names: list[str]) -> np.ndarray:
+    """The entries of ``rules``' observation vector that the slices ``names`` cover, in that
+    order; a ValueError names a slice the observation does not have."""
+    where = layout(rules)
+    unknown = [name for name in names if name not in where]
+    if unknown:
+        raise ValueError(f"observation slices {unknown} are not in this observation "
+                         f"(its slices: {list(where)})")
+    return np.concatenate([np.arange(where[name].start, where[name].stop) for name in names])
 
 
 def rule_differences(trained: RuleSet, asked: RuleSet) -> dict[str, tuple[Any, Any]]:
@@ -67,6 +97,8 @@ class PPOAgent(Agent):
         self.allow_other_rules = allow_other_rules
         self._model: Any = None
         self._dict_obs = False
+        self.columns: np.ndarray | None = None
+        """The observation entries the model reads (its ``.observation.yaml``); None: all."""
         if load:
             self.load()
 
@@ -93,6 +125,7 @@ class PPOAgent(Agent):
         if not self.path.is_file():
             raise FileNotFoundError(f"agent {self.name!r}: no model file {str(self.path)!r}")
         self._check_trained_rules()
+        self._read_columns()
         if torch.get_num_threads() > 1:  # one small forward pass at a time: threads only contend
             torch.set_num_threads(1)
         try:
@@ -118,12 +151,29 @@ class PPOAgent(Agent):
             raise ValueError(f"agent {self.name!r} was trained under other rules ({fields}); "
                              "pass allow_other_rules=True to play it anyway")
 
+    def _read_columns(self) -> None:
+        """The observation entries the model reads, from its ``.observation.yaml`` if any."""
+        path = observation_path(self.path)
+        if not path.is_file():
+            return
+        try:
+            names = yaml.safe_load(path.read_text())
+        except (OSError, yaml.YAMLError) as exc:
+            raise ValueError(f"agent {self.name!r}: cannot read {str(path)!r}: {exc}") from None
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            raise ValueError(f"agent {self.name!r}: {str(path)!r} is not a list of observation "
+                             f"slice names")
+        try:
+            self.columns = observation_columns(self.rules, names)
+        except ValueError as exc:
+            raise ValueError(f"agent {self.name!r}: {exc}") from None
+
     def _checked(self, model: Any) -> Any:
         """``model``, once its spaces are found to fit these rules."""
         space = model.observation_space
         self._dict_obs = hasattr(space, "spaces") and "observation" in space.spaces
         shape = space["observation"].shape if self._dict_obs else space.shape
-        size = observation_size(self.rules)
+        size = observation_size(self.rules) if self.columns is None else self.columns.size
         if tuple(shape) != (size,):
             raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
                              f"but these rules give observations of shape ({size},)")
@@ -133,6 +183,28 @@ class PPOAgent(Agent):
                              f"{getattr(model.action_space, 'n', model.action_space)} actions, "
                              f"but these rules have {actions} (raises up to {self.rules.max_cap})")
         return model
+
+    def parameters_for(self, rules: RuleSet) -> dict[str, Any]:
+        """The policy's parameters for a model of today's whole observation of ``rules``: the
+        same function of what this model reads, zero weights on the slices it does not (no
+        optimizer state when it reads fewer)."""
+        params = self.load().get_parameters()
+        if self.columns is None:
+            return params
+        import torch
+
+        policy = dict(params["policy"])
+        for name in INPUT_LAYERS:
+            old = policy[name]
+            wide = torch.zeros((old.shape[0], observation_size(rules)), dtype=old.dtype)
+            wide[:, torch.as_tensor(self.columns)] = old
+            policy[name] = wide
+        return {"policy": policy}
+
+    def _model_input(self, observations: np.ndarray) -> np.ndarray:
+        """The float32 observations as the model reads them (its slices only)."""
+        obs = np.asarray(observations, dtype=np.float32)
+        return obs if self.columns is None else obs[..., self.columns]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])
@@ -150,7 +222,7 @@ class PPOAgent(Agent):
 
         model = self.load()
         mask = np.asarray(action_mask, dtype=bool)[None]
-        obs: Any = np.asarray(observation, dtype=np.float32)[None]
+        obs: Any = self._model_input(observation)[None]
         if self._dict_obs:
             obs = {"observation": obs, "action_mask": mask.astype(np.int8)}
         tensor, _ = model.policy.obs_to_tensor(obs)
@@ -161,7 +233,7 @@ class PPOAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         model = self.load()
-        obs: Any = np.asarray(observations, dtype=np.float32)
+        obs: Any = self._model_input(observations)
         masks = np.asarray(masks, dtype=bool)
         if not masks.any(axis=-1).all():
             raise ValueError("an action mask allows no action: nobody may act in this state")

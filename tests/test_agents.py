@@ -326,3 +326,70 @@ def test_ppo_agent_without_sb3_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
     with pytest.raises(ImportError, match=r"pip install -e '\.\[train\]'"):
         agents.make(f"ppo:{path}", "standard")
+
+
+def test_a_model_reads_the_slices_it_was_trained_on(tmp_path):
+    """A model trained before a slice was added reads its own slices out of today's vector,
+    and a learner started from it gets the same policy over the whole vector."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    import yaml
+    from sb3_contrib import MaskablePPO
+
+    from hilo_env.agents.ppo import observation_path
+    from hilo_env.equation_hilo.observation import layout, observation_size
+
+    rules = RuleSet.preset("standard")
+    old = [name for name in layout(rules) if name != "round_raises"]
+    old_size = sum(layout(rules)[name].stop - layout(rules)[name].start for name in old)
+    num_actions = A.num_actions(rules.max_cap)
+
+    def blank(size):
+        class Blank(gym.Env):
+            observation_space = gym.spaces.Box(0.0, 3.0, (size,), np.float32)
+            action_space = gym.spaces.Discrete(num_actions)
+
+            def reset(self, seed=None, options=None):
+                return np.zeros(size, np.float32), {}
+
+            def step(self, action):
+                return np.zeros(size, np.float32), 0.0, True, False, {}
+
+            def action_masks(self):
+                return np.ones(num_actions, bool)
+        return Blank()
+
+    path = tmp_path / "old.zip"
+    save_model(MaskablePPO("MlpPolicy", blank(old_size), n_steps=8, batch_size=8, seed=0),
+               path, rules)
+    assert yaml.safe_load(observation_path(path).read_text()) == list(layout(rules))
+    with pytest.raises(ValueError, match="shape"):  # it lists today's slices, reads fewer
+        PPOAgent(rules, path)
+    observation_path(path).write_text(yaml.safe_dump(old))
+    sliced = PPOAgent(rules, path, deterministic=False)
+    assert sliced.columns.size == old_size
+    whole = MaskablePPO("MlpPolicy", blank(observation_size(rules)), n_steps=8, batch_size=8,
+                        seed=1)
+    whole.set_parameters(sliced.parameters_for(rules), exact_match=False)
+    widened = PPOAgent.of_model(rules, whole)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        obs = rng.random(observation_size(rules)).astype(np.float32)
+        mask = (rng.random(num_actions) < 0.5).astype(np.int8)
+        mask[A.FOLD] = 1
+        np.testing.assert_allclose(widened.action_probabilities(obs, mask),
+                                   sliced.action_probabilities(obs, mask), rtol=1e-5)
+    observation_path(path).write_text(yaml.safe_dump([*old, "no_such_slice"]))
+    with pytest.raises(ValueError, match="no_such_slice"):
+        PPOAgent(rules, path)
+
+
+def test_the_shipped_ppo_reads_the_observation_it_was_trained_on():
+    pytest.importorskip("sb3_contrib")
+    from hilo_env.equation_hilo.observation import layout
+
+    bot = agents.make("ppo", "standard")
+    where = layout(bot.rules)
+    assert bot.columns is not None
+    assert not set(range(where["round_raises"].start, where["round_raises"].stop)) & set(
+        bot.columns.tolist())

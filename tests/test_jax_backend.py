@@ -97,10 +97,10 @@ def test_rule_fields_it_does_not_play_are_refused_by_name() -> None:
 def test_pgx_face() -> None:
     env, init, _ = standard()
     assert (env.id, env.version, env.num_players) == ("equation_hilo", "v0", 2)
-    assert env.num_actions == A.num_actions(100) and env.observation_shape == (236,)
+    assert env.num_actions == A.num_actions(100) and env.observation_shape == (240,)
     state = init(jax.random.PRNGKey(0))
     assert state.env_id == "equation_hilo"
-    assert state.observation.shape == (236,) and state.observation.dtype == jnp.float32
+    assert state.observation.shape == (240,) and state.observation.dtype == jnp.float32
     assert state.legal_action_mask.shape == (env.num_actions,)
     assert state.rewards.shape == (2,) and not bool(state.terminated | state.truncated)
     np.testing.assert_array_equal(env.observe(state), state.observation)

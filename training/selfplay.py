@@ -196,9 +196,10 @@ def make_learner(config: TrainConfig, rules: RuleSet
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
         policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
     if config.init_model:  # checked against the rules and spaces as an agent would be
-        start = PPOAgent(rules, config.init_model).load()
+        start = PPOAgent(rules, config.init_model)
         try:
-            model.set_parameters(start.get_parameters())
+            params = start.parameters_for(rules)
+            model.set_parameters(params, exact_match="policy.optimizer" in params)
         except (RuntimeError, ValueError) as exc:  # torch's shape mismatch
             raise ValueError(f"init_model {config.init_model!r} does not fit net_arch "
                              f"{config.net_arch}: {exc}"[:400]) from None

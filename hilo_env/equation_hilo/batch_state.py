@@ -29,6 +29,7 @@ a state follow from its fields, so there is no second list of names to keep in s
 | ``cap``          | (N,) int64         | the hand's betting cap                                 |
 | ``round``        | (N,) int64         | the betting round, -1 before the first                 |
 | ``round_wagers`` | (R, n, N) int64    | chips put in per betting round (R >= 1)                |
+| ``round_raises`` | (R, n, N) int64    | raises made per betting round                          |
 | ``acted``        | (n, N) bool        | has acted since the last raise in this round           |
 | ``phase``        | (N,) int64         | a :class:`~hilo_env.equation_hilo.engine.Phase`        |
 | ``current_player``| (N,) int64        | the seat to act, ``NO_SEAT`` when nobody               |
@@ -84,6 +85,7 @@ class BatchState:
     cap: np.ndarray
     round: np.ndarray
     round_wagers: np.ndarray
+    round_raises: np.ndarray
     acted: np.ndarray
     phase: np.ndarray
     current_player: np.ndarray
@@ -112,6 +114,7 @@ class BatchState:
             declarations=np.full((n, N), -1, i64), cap=np.zeros(N, i64),
             round=np.zeros(N, i64),
             round_wagers=np.zeros((max(rules.num_bet_rounds, 1), n, N), i64),
+            round_raises=np.zeros((max(rules.num_bet_rounds, 1), n, N), i64),
             acted=np.zeros((n, N), bool), phase=np.zeros(N, i64),
             current_player=np.zeros(N, i64), schedule=np.zeros(N, i64),
             deal_position=np.zeros(N, i64), wagers=np.zeros((n, N), i64),

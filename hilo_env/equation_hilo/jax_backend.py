@@ -128,6 +128,7 @@ class State:
     cap: jax.Array  # () int32
     round: jax.Array  # () int32
     round_wagers: jax.Array  # (R, n) int32
+    round_raises: jax.Array  # (R, n) int32
     acted: jax.Array  # (n,) bool
     phase: jax.Array  # () int32
     schedule: jax.Array  # () int32
@@ -238,7 +239,8 @@ class EquationHiLo:
                              f"{MAX_HANDS_PER_EPISODE:,}, not {r.hands_per_episode:,}")
         stack, hands = float(r.starting_stack), r.hands_per_episode
         self._ratios = tuple(t.astype(np.float32) for t in (
-            np.arange(n * r.starting_stack + 1) / stack,  # chips / S (all chips in play)
+            # chips / S (all chips in play; raises per round too, each adds a chip)
+            np.arange(n * r.starting_stack + 1) / stack,
             np.arange(solver.MAX_ROOTS + 1) / MAX_ROOTS_SCALE,
             (hands - np.arange(hands + 1)) / hands))  # hands left / hands_per_episode
 
@@ -337,9 +339,9 @@ class EquationHiLo:
             set_aside=jnp.zeros(DECK, bool), operators=jnp.zeros((n, NUM_OPERATOR_KINDS), i32),
             roots=jnp.zeros(n, i32), multiplies=jnp.zeros(n, i32),
             declarations=jnp.full(n, -1, i32), cap=z, round=z,
-            round_wagers=jnp.zeros((R, n), i32), acted=jnp.zeros(n, bool), phase=z,
-            schedule=z, deal_position=z, wagers=jnp.zeros(n, i32), net=jnp.zeros(n, i32),
-            hand_over=f, match_over=f)
+            round_wagers=jnp.zeros((R, n), i32), round_raises=jnp.zeros((R, n), i32),
+            acted=jnp.zeros(n, bool), phase=z, schedule=z, deal_position=z,
+            wagers=jnp.zeros(n, i32), net=jnp.zeros(n, i32), hand_over=f, match_over=f)
 
     def _finish(self, s: State, actor: jax.Array) -> State:
         """The pgx fields of a state the game has settled: whose turn, the mask, the
@@ -388,7 +390,8 @@ class EquationHiLo:
             operators=jnp.broadcast_to(jnp.asarray(BASE_OPERATOR_COUNTS, I32), s.operators.shape),
             roots=jnp.zeros_like(s.roots), multiplies=jnp.zeros_like(s.multiplies),
             declarations=jnp.full(n, -1, I32), acted=jnp.zeros_like(s.acted),
-            round_wagers=jnp.zeros_like(s.round_wagers), cap=cap, round=jnp.asarray(-1, I32),
+            round_wagers=jnp.zeros_like(s.round_wagers),
+            round_raises=jnp.zeros_like(s.round_raises), cap=cap, round=jnp.asarray(-1, I32),
             phase=jnp.asarray(BET_PHASE, I32), current_player=jnp.asarray(NO_SEAT, I32),
             schedule=jnp.zeros((), I32), deal_position=jnp.asarray(n, I32), wagers=ante,
             stacks=s.stacks - ante)
@@ -507,7 +510,8 @@ class EquationHiLo:
         acted = jnp.where(raised, False, s.acted).at[seat].set(True)
         s = s.replace(in_hand=in_hand, acted=acted, wagers=s.wagers.at[seat].add(chips),
                       stacks=s.stacks.at[seat].add(-chips),
-                      round_wagers=s.round_wagers.at[s.round, seat].add(chips))
+                      round_wagers=s.round_wagers.at[s.round, seat].add(chips),
+                      round_raises=s.round_raises.at[s.round, seat].add(raised.astype(I32)))
         alone = fold & (in_hand.sum() == 1)
         nxt = self._next_bettor(s, seat)
         done = nxt < 0
@@ -608,6 +612,7 @@ class EquationHiLo:
             "stacks": chips[s.stacks[slots]],
             "wagers": chips[s.wagers[slots]],
             "round_wagers": chips[s.round_wagers[:self.num_bet_rounds, slots]].reshape(-1),
+            "round_raises": chips[s.round_raises[:self.num_bet_rounds, slots]].reshape(-1),
             "button": jax.nn.one_hot((s.button - seat) % n, n),
             "betting_round": jax.nn.one_hot(s.round, self.num_bet_rounds)
             * (s.phase == BET_PHASE),

@@ -16,6 +16,8 @@ number of betting rounds, ``S`` the starting stack; chip amounts are divided by 
 | ``stacks``       | n      | per seat slot, chips behind / S                                     |
 | ``wagers``       | n      | per seat slot, chips wagered this hand (ante included) / S          |
 | ``round_wagers`` | R × n  | per betting round, per seat slot, chips put in during it / S        |
+| ``round_raises`` | R × n  | per betting round, per seat slot, raises it made / S (a raise adds  |
+|                  |        | at least a chip, so this stays within the chips' bounds)            |
 | ``button``       | n      | one-hot seat slot of the dealer                                     |
 | ``betting_round``| R      | one-hot current betting round (0 outside betting)                   |
 | ``pot``          | 1      | chips in the pot / S                                                |
@@ -25,8 +27,10 @@ number of betting rounds, ``S`` the starting stack; chip amounts are divided by 
 |                  |        | distance (distances min(d, 20) / 20; all 0 until the hand is full) |
 | ``hands_left``   | 1      | hands left in the episode after this one / hands_per_episode    |
 
-Nothing here reveals another player's hidden card or declaration. The table is tested
-against :func:`layout`.
+Nothing here reveals another player's hidden card or declaration. ``round_wagers`` and
+``round_raises`` carry the betting line: who raised in which round, which the chips alone do
+not tell (``raise 2, call`` and ``check, raise 2, call`` put the same chips in). The table is
+tested against :func:`layout`.
 """
 
 from __future__ import annotations
@@ -58,7 +62,8 @@ def layout(rules: RuleSet) -> dict[str, slice]:
     sizes = {
         "phase": 3, "hidden": cards.NUM_NUMBER_CARDS, "face_up": n * cards.DECK_SIZE,
         "set_aside": cards.DECK_SIZE, "operators": n * NUM_OPERATOR_KINDS, "roots": n,
-        "in_hand": n, "stacks": n, "wagers": n, "round_wagers": rounds * n, "button": n,
+        "in_hand": n, "stacks": n, "wagers": n, "round_wagers": rounds * n,
+        "round_raises": rounds * n, "button": n,
         "betting_round": rounds, "pot": 1, "cap": 1, "to_call": 1, "solver": SOLVER_FEATURES,
         "hands_left": 1,
     }
@@ -165,8 +170,8 @@ class Encoder:
         self._hidden_offsets = [table["hidden"].start + s * cards.NUM_NUMBER_CARDS
                                 for s in range(n)]
         self._operators = slice(table["operators"].start, table["roots"].stop)
-        self._seat_at = {name: table[name].start
-                         for name in ("in_hand", "stacks", "wagers", "round_wagers", "pot")}
+        self._seat_at = {name: table[name].start for name in
+                         ("in_hand", "stacks", "wagers", "round_wagers", "round_raises", "pot")}
         self._to_call = table["to_call"]
         n_rounds = rules.num_bet_rounds
         self._rounds_not_begun = [[0] * ((n_rounds - r) * n) for r in range(n_rounds + 1)]
@@ -226,6 +231,7 @@ class Encoder:
         table[at["stacks"] + seat] = game.stacks[seat] / stack
         table[at["wagers"] + seat] = wagers[seat] / stack
         table[at["round_wagers"] + rnd * len(wagers) + seat] = game.round_wagers[rnd][seat] / stack
+        table[at["round_raises"] + rnd * len(wagers) + seat] = game.round_raises[rnd][seat] / stack
         table[at["pot"]] = game.pot / stack
         high = max(wagers)
         table[self._to_call] = [(high - w) / stack for w in wagers]
@@ -238,9 +244,11 @@ class Encoder:
         phase, wagers = game.phase, game.wagers
         # the slices that can change with every action, in the order of CHANGING, in chips
         values = self._phase_one_hots[phase, game.round] + game.in_hand + game.stacks + wagers
-        for row in game.round_wagers:
-            values += row
-        values += self._rounds_not_begun[len(game.round_wagers)]
+        not_begun = self._rounds_not_begun[len(game.round_wagers)]
+        for per_round in (game.round_wagers, game.round_raises):
+            for row in per_round:
+                values += row
+            values += not_begun
         values.append(game.pot)
         high = max(wagers)
         values += [high - w for w in wagers]
@@ -282,14 +290,17 @@ def _phase_one_hot(phase: Phase, betting_round: int, num_bet_rounds: int) -> lis
     return out
 
 
-CHANGING = ("phase", "betting_round", "in_hand", "stacks", "wagers", "round_wagers", "pot",
-            "to_call")
+CHANGING = ("phase", "betting_round", "in_hand", "stacks", "wagers", "round_wagers",
+            "round_raises", "pot", "to_call")
 """The slices that can change with any action; the encoder's table holds them first."""
 
 PER_SLOT = {"face_up": (1, cards.DECK_SIZE), "operators": (1, NUM_OPERATOR_KINDS), "roots": (1, 1),
             "in_hand": (1, 1), "stacks": (1, 1), "wagers": (1, 1), "button": (1, 1)}
-"""Slices with a block per seat slot, as (rows, width); ``round_wagers`` has a row per
-betting round."""
+"""Slices with a block per seat slot, as (rows, width); those of :data:`PER_ROUND` have a
+row per betting round besides."""
+PER_ROUND = ("round_wagers", "round_raises")
+"""Slices with a row per betting round, each a block per seat slot; each is also the name of
+the game's (and the batch state's) list of those rows."""
 PER_OBSERVER = ("hidden", "to_call", "solver")
 """Slices about the observer alone: the encoder's table holds a block per seat of each."""
 
@@ -316,7 +327,7 @@ def _gather_index(rules: RuleSet, where: dict[str, slice], table: dict[str, slic
         size, at = sl.stop - sl.start, table[name].start
         if name in PER_OBSERVER:
             parts.append(at + seat * size + np.arange(size))
-        elif name in PER_SLOT or name == "round_wagers":
+        elif name in PER_SLOT or name in PER_ROUND:
             rows, width = PER_SLOT.get(name, (rules.num_bet_rounds, 1))
             row, slot, col = np.ix_(np.arange(rows), np.arange(n), np.arange(width))
             parts.append((at + (row * n + (seat + slot) % n) * width + col).ravel())
@@ -407,9 +418,11 @@ class BatchEncoder:
                                  ("wagers", state.wagers, stack)):
             o = off[name]
             tail[o: o + n] = arr.reshape(-1).take(src_t).reshape(n, k) / scale
-        o = off["round_wagers"]
-        for rnd, rw in enumerate(state.round_wagers[:r.num_bet_rounds]):
-            tail[o + rnd * n: o + (rnd + 1) * n] = rw.reshape(-1).take(src_t).reshape(n, k) / stack
+        for name in PER_ROUND:
+            o = off[name]
+            for rnd, rw in enumerate(getattr(state, name)[:r.num_bet_rounds]):
+                tail[o + rnd * n: o + (rnd + 1) * n] = (rw.reshape(-1).take(src_t).reshape(n, k)
+                                                        / stack)
         cols = np.arange(k)
         button = state.button if every else state.button.take(g)
         tail[off["button"] + self._slot_of.reshape(-1).take(s * n + button), cols] = 1.0

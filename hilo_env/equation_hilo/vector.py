@@ -482,8 +482,9 @@ class VectorGame:
         self.state.multiplies.reshape(-1)[cols] = 0
         self.state.declarations.reshape(-1)[cols] = -1
         self.state.acted.reshape(-1)[cols] = False
-        for rw in self.state.round_wagers:
-            rw.reshape(-1)[cols] = 0
+        for per_round in (self.state.round_wagers, self.state.round_raises):
+            for rw in per_round:
+                rw.reshape(-1)[cols] = 0
         stacks = self.state.stacks.take(g, axis=1)
         cap = np.where(live, stacks, _BIG).min(0)
         self.state.cap[g] = cap
@@ -724,6 +725,8 @@ class VectorGame:
             rw = self.state.round_wagers.reshape(-1)
             ri = self.state.round.take(gm) * (self.num_players * N) + fm
             rw[ri] = rw.take(ri) + chips
+            if raised.size:
+                self.state.round_raises.reshape(-1)[ri[raised]] += 1
         if any_fold:
             fi = fold.nonzero()[0]
             alone = self.state.in_hand.take(g[fi], axis=1).sum(0) == 1
