@@ -2,13 +2,11 @@
 
 The policy was solved on ``python_hilo``'s information states (perfect recall) by
 ``python bench/openspiel.py --write-model`` (``envs.openspiel_policy.write_cfr_tiny``) and is
-kept in ``agents/models/cfr_tiny.json``. An agent of our interface sees the AEC env's
-observation, which does not tell every information state apart: at the declaration, the table
-after ``raise 2, call`` looks like the table after ``check, raise 2, call``. So for each
-observation the agent plays the CFR+ policy averaged over the information states that show it,
-weighted by how often CFR+ play reaches each. Its exact NashConv is above the CFR+ policy's;
-the model file records both (``nash_conv_cfr``, ``nash_conv_agent``) and the game value.
-"""
+kept in ``agents/models/cfr_tiny.json``, keyed by the observation each information state
+shows. An agent of our interface sees the AEC env's observation; on tiny it tells every
+information state apart (the ``round_raises`` slice says who raised, which the chips alone do
+not), so the agent plays the CFR+ policy itself. The model file records the NashConv of both
+(``nash_conv_cfr``, ``nash_conv_agent``) and the game value."""
 
 from __future__ import annotations
 
@@ -46,7 +44,7 @@ def read_model(path: str | Path = MODEL) -> dict[str, Any]:
 
 
 class CFRTinyAgent(Agent):
-    """The CFR+ policy of the tiny rules, per observation (see the module docstring)."""
+    """The CFR+ policy of the tiny rules, read by observation (see the module docstring)."""
 
     name = "cfr_tiny"
 

@@ -373,54 +373,23 @@ def lp_value(rules: RuleSet | str) -> float:
     return float(-result.fun)
 
 
-def reach_weights(exact: ExactGame, policy: dict[str, dict[int, float]]) -> np.ndarray:
-    """Per information set, the probability that play reaches it (chance and every player
-    following ``policy``, python_hilo information-state string -> action -> probability)."""
-    index = {key: i for i, key in enumerate(exact.efg_keys)}
-    by_efg = [dict(zip(ids, (policy[info.key][a] for a in info.actions), strict=True))
-              for info, ids in zip(exact.infosets, exact.efg_actions, strict=True)]
-    weight = np.zeros(len(exact.infosets))
-
-    def walk(state: Any, reach: float) -> None:
-        if state.is_terminal() or reach == 0.0:
-            return
-        if state.is_chance_node():
-            for action, p in state.chance_outcomes():
-                walk(state.child(action), reach * p)
-            return
-        i = index[state.information_state_string()]
-        weight[i] += reach
-        for action in state.legal_actions():
-            walk(state.child(action), reach * by_efg[i][action])
-
-    walk(exact.efg_game.new_initial_state(), 1.0)
-    return weight
-
-
 def write_cfr_tiny(path: str | Path, iterations: int = 1_000) -> dict[str, Any]:
     """Solve tiny with CFR+ and write the ``cfr_tiny`` agent's model (see
-    :mod:`agents.cfr_tiny`): per observation, the CFR+ policy averaged over the information
-    sets showing it, weighted by their reach; with the figures. Returns the figures."""
+    :mod:`agents.cfr_tiny`): the CFR+ policy keyed by the observation each information set
+    shows, with the figures. Returns the figures. Raises if two information sets show the same
+    observation (an agent could not then play the solved policy)."""
     from hilo_env.agents import cfr_tiny
 
     rules = PRESETS[cfr_tiny.RULES]
     exact = enumerate_game(rules)
     solved = solve_cfr_plus(rules, iterations)
-    weight = reach_weights(exact, solved.policy)
-    weighted: dict[str, dict[int, float]] = {}
-    plain: dict[str, dict[int, float]] = {}  # for observations CFR+ play never reaches
-    for info, w in zip(exact.infosets, weight, strict=True):
+    policy: dict[str, dict[str, float]] = {}
+    for info in exact.infosets:
         key = cfr_tiny.observation_key(info.observation, info.mask)
-        row_w = weighted.setdefault(key, dict.fromkeys(info.actions, 0.0))
-        row_p = plain.setdefault(key, dict.fromkeys(info.actions, 0.0))
-        for action, p in solved.policy[info.key].items():
-            row_w[action] += w * p
-            row_p[action] += p
-    policy = {}
-    for key, row_w in weighted.items():
-        row = row_w if sum(row_w.values()) > 0 else plain[key]
-        total = sum(row.values())
-        policy[key] = {str(a): round(p / total, 12) for a, p in row.items()}
+        if key in policy:
+            raise ValueError(f"information set {info.key!r} shows the same observation as "
+                             "another: the observation does not tell them apart")
+        policy[key] = {str(a): round(p, 12) for a, p in solved.policy[info.key].items()}
     figures = {"rules": cfr_tiny.RULES, "iterations": iterations,
                "nash_conv_cfr": solved.nash_conv, "game_value": solved.game_value}
     Path(path).write_text(json.dumps({**figures, "policy": policy}, indent=None))
