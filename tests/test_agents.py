@@ -266,13 +266,10 @@ class _Folder(agents.Agent):
         return A.FOLD if action_mask[A.FOLD] else int(np.flatnonzero(action_mask)[0])
 
 
-def test_ppo_agent_loads_when_made_and_plays_legally(tmp_path):
-    pytest.importorskip("sb3_contrib")
+def untrained_model(size: int, num_actions: int, seed: int = 0):
+    """A MaskablePPO model with fresh weights for observations of ``size`` values."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
-
-    rules = RuleSet.preset("standard")
-    size, num_actions = Encoder(rules).size, A.num_actions(rules.max_cap)
 
     class Blank(gym.Env):
         observation_space = gym.spaces.Box(0.0, 3.0, (size,), np.float32)
@@ -287,8 +284,16 @@ def test_ppo_agent_loads_when_made_and_plays_legally(tmp_path):
         def action_masks(self):
             return np.ones(num_actions, bool)
 
+    return MaskablePPO("MlpPolicy", Blank(), n_steps=8, batch_size=8, seed=seed)
+
+
+def test_ppo_agent_loads_when_made_and_plays_legally(tmp_path):
+    pytest.importorskip("sb3_contrib")
+
+    rules = RuleSet.preset("standard")
+    size, num_actions = Encoder(rules).size, A.num_actions(rules.max_cap)
     path = tmp_path / "model.zip"
-    model = MaskablePPO("MlpPolicy", Blank(), n_steps=8, batch_size=8, seed=0)
+    model = untrained_model(size, num_actions)
     model.save(path)  # no rules beside it: checked by its spaces alone
     bot = agents.make(f"ppo:{path}", rules, seed=0)  # loaded and checked now
     for game in play_hands(rules, [bot, agents.make("caller", rules)], 20):
@@ -332,9 +337,7 @@ def test_a_model_reads_the_slices_it_was_trained_on(tmp_path):
     """A model trained before a slice was added reads its own slices out of today's vector,
     and a learner started from it gets the same policy over the whole vector."""
     pytest.importorskip("sb3_contrib")
-    import gymnasium as gym
     import yaml
-    from sb3_contrib import MaskablePPO
 
     from hilo_env.agents.ppo import observation_path
     from hilo_env.equation_hilo.observation import layout, observation_size
@@ -344,32 +347,15 @@ def test_a_model_reads_the_slices_it_was_trained_on(tmp_path):
     old_size = sum(layout(rules)[name].stop - layout(rules)[name].start for name in old)
     num_actions = A.num_actions(rules.max_cap)
 
-    def blank(size):
-        class Blank(gym.Env):
-            observation_space = gym.spaces.Box(0.0, 3.0, (size,), np.float32)
-            action_space = gym.spaces.Discrete(num_actions)
-
-            def reset(self, seed=None, options=None):
-                return np.zeros(size, np.float32), {}
-
-            def step(self, action):
-                return np.zeros(size, np.float32), 0.0, True, False, {}
-
-            def action_masks(self):
-                return np.ones(num_actions, bool)
-        return Blank()
-
     path = tmp_path / "old.zip"
-    save_model(MaskablePPO("MlpPolicy", blank(old_size), n_steps=8, batch_size=8, seed=0),
-               path, rules)
+    save_model(untrained_model(old_size, num_actions), path, rules)
     assert yaml.safe_load(observation_path(path).read_text()) == list(layout(rules))
     with pytest.raises(ValueError, match="shape"):  # it lists today's slices, reads fewer
         PPOAgent(rules, path)
     observation_path(path).write_text(yaml.safe_dump(old))
     sliced = PPOAgent(rules, path, deterministic=False)
     assert sliced.columns.size == old_size
-    whole = MaskablePPO("MlpPolicy", blank(observation_size(rules)), n_steps=8, batch_size=8,
-                        seed=1)
+    whole = untrained_model(observation_size(rules), num_actions, seed=1)
     whole.set_parameters(sliced.parameters_for(rules), exact_match=False)
     widened = PPOAgent.of_model(rules, whole)
     rng = np.random.default_rng(0)
