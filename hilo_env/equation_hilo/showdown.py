@@ -70,6 +70,9 @@ by value, then Gold > Silver > Bronze > Black; Low is the High order reversed.""
 _SUIT_RANK = (cards.NUM_SUITS - 1 - _SUIT) * cards.NUM_VALUES + _VALUE
 """``[card]``: a number card's place in the ``suit`` order, best last: by suit (Gold
 strongest), then by value."""
+_SUIT_RANKS = np.stack([_SUIT_RANK] * len(SIDES))
+"""``[side, card]``: :data:`_SUIT_RANK` for each side (the ``suit`` order is the same on
+both), laid out as :data:`_KEY_RANK` so that :func:`tiebreak_rank` reads either in one call."""
 
 # Scalars as 0-d arrays: a ufunc whose other operands are 0-d arrays, or arrays of its own
 # shape and type, takes NumPy's fast path, which a Python scalar leaves. (The engine calls
@@ -126,6 +129,25 @@ def _sides_before_seats(x: Array) -> Array:
     return x if x.ndim == 2 else x.transpose(_axes_moving(0, -2, x.ndim))
 
 
+def _per_seat(x: Array) -> Array:
+    """``(...)`` -> broadcastable against ``(..., seats)``: ``x[..., None]``, or ``x`` itself for
+    one game, whose 0-d operand keeps the ufunc on its fast path (a ``(1,)`` one would
+    broadcast)."""
+    return x if x.ndim == 0 else x[..., None]
+
+
+def _first_where(cond: Array, pair: Array, xp: ModuleType) -> Array:
+    """``pair[0]`` where ``cond`` ``(...)``, else ``pair[1]``, for ``pair`` ``(2, ...)``. One
+    game's 0-d ``cond`` picks by an index (a view), which costs a fraction of ``where``."""
+    return pair[(~cond) * _ONE] if cond.ndim == 0 else xp.where(cond, pair[0], pair[1])
+
+
+def _count(x: Array, xp: ModuleType) -> Array:
+    """``(..., seats)`` bool -> ``(...)``: the True seats per game. ``count_nonzero`` of a whole
+    array is one C call, so one game takes it; with an axis it is Python, slower than ``sum``."""
+    return xp.count_nonzero(x) if x.ndim == 1 else x.sum(-1)
+
+
 @functools.cache
 def _suit_weights(num_cards: int) -> np.ndarray:
     """The place value of each card of a ranked hand in :func:`suit_rank`'s integer."""
@@ -167,7 +189,7 @@ def key_card_rank(numbers: Array, side: Array, xp: ModuleType = np) -> Array:
     Silver > Bronze > Black) and its lowest for Low (Black > Bronze > Silver > Gold); the rank
     is the key card's place in the side's order.
     """
-    return xp.asarray(_KEY_RANK)[side, numbers].max(-1)
+    return xp.maximum.reduce(xp.asarray(_KEY_RANK)[side, numbers], -1)
 
 
 def suit_rank(numbers: Array, xp: ModuleType = np) -> Array:
@@ -180,7 +202,13 @@ def suit_rank(numbers: Array, xp: ModuleType = np) -> Array:
     card first (base :data:`cards.NUM_NUMBER_CARDS`), so integers compare as the lists do
     between hands of as many cards.
     """
-    ranked = xp.sort(xp.asarray(_SUIT_RANK).take(numbers), axis=-1)  # weakest card first
+    return _ranked_number(xp.asarray(_SUIT_RANK).take(numbers), xp)
+
+
+def _ranked_number(places: Array, xp: ModuleType) -> Array:
+    """Hands of card places in the ``suit`` order ``(..., cards)`` -> ``(...)``: each hand's
+    places ranked, weakest first, and read as the digits of one integer, weakest last."""
+    ranked = xp.sort(places, axis=-1)
     return ranked @ _suit_weights(ranked.shape[-1])
 
 
@@ -193,10 +221,12 @@ def tiebreak_rank(numbers: Array, tiebreak: str, xp: ModuleType = np) -> Array:
     calls this on every showdown, a batch of one game, where each call costs more than its
     arithmetic. (For more than one game the result is a view of an array laid out sides first.)
     """
-    if tiebreak == KEY_CARD:  # both sides' ranks of every card: (side, ..., seats, cards)
-        return _sides_before_seats(xp.asarray(_KEY_RANK).take(numbers, axis=1).max(-1))
+    if tiebreak == KEY_CARD:  # both sides' places of every card: (side, ..., seats, cards)
+        return _sides_before_seats(
+            xp.maximum.reduce(xp.asarray(_KEY_RANK).take(numbers, axis=1), -1))
     if tiebreak == SUIT:
-        return _sides_before_seats(suit_rank(numbers, xp)[None].repeat(len(SIDES), axis=0))
+        return _sides_before_seats(_ranked_number(xp.asarray(_SUIT_RANKS).take(numbers, axis=1),
+                                                  xp))
     raise ValueError(f"unknown tiebreak {tiebreak!r}; choose one of {list(TIEBREAKS)}")
 
 
@@ -205,7 +235,7 @@ def _closest(distances: Array, ranks: Array, xp: ModuleType) -> tuple[Array, Arr
     ``inf`` for the seats that do not contend, and :data:`_NO_EQUATION` or ``inf`` for the
     contenders without a valid equation. Returns the winners (:data:`NO_SEAT` where no
     contender has a valid equation) and the best distances."""
-    best = distances.min(-1, keepdims=True)
+    best = xp.minimum.reduce(distances, -1, keepdims=True)  # ndarray.min wraps this in Python
     seat = xp.where(distances <= best + _TIE_TOLERANCE, ranks, _NOT_TIED).argmax(-1)
     best = best[..., 0]
     return xp.where(best < _NO_EQUATION, seat, _NO_SEAT), best
@@ -270,7 +300,7 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
     # Only a Swing seat contends both sides, so a seat that wins both in round 0 is a Swing
     # that won: it is paid for both. Where neither side has a winner in round 0, round 1
     # (fewer contenders) has none either, so round 0 may stand for it.
-    winners = xp.where(rounds[0, LOW] == rounds[0, HIGH], rounds[0], rounds[1])  # (side, ...)
+    winners = _first_where(rounds[0, LOW] == rounds[0, HIGH], rounds, xp)  # (side, ...)
     low, high = winners[LOW], winners[HIGH]
     paid = _seat_numbers(live.shape[-1]) == winners[..., None]  # (side, ..., seats)
     # Every Swing seat but the one paid for both sides failed.
@@ -279,13 +309,13 @@ def split_pot(pot: Array, live: Array, declarations: Array, distances: Array, ra
     # parts: one to each seat paid (so a lone winner, or a Swing paid for both, takes it all);
     # under the house rule, one to each seat still in.
     nobody = (low == NO_SEAT) & (high == NO_SEAT)
-    parts = paid[LOW] | paid[HIGH] | (live & nobody[..., None])
-    count = parts.sum(-1)
+    parts = paid[LOW] | paid[HIGH] | (live & _per_seat(nobody))
+    count = _count(parts, xp)
     # Halves: both sides contested in round 0, and the sides paid to different seats (or one
     # paid, the other orphaned), so neither a Swing paid for both nor the house rule.
     halves = (best[0, LOW] < xp.inf) & (best[0, HIGH] < xp.inf) & (low != high)
     each = (pot - pot % 2 * _ONE * halves) // (count + (count == 0))  # no seat in: no parts
-    payouts, left = parts * each[..., None], pot - count * each
+    payouts, left = parts * _per_seat(each), pot - count * each
     if odd_chip != HOUSE:
         side = HIGH if odd_chip == HIGH_WINNER else LOW
         extra = odd_chips(left, parts, paid[side], ranks[..., side, :], xp)
