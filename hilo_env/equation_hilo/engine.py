@@ -99,9 +99,9 @@ def _seat_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, S.seat_orders(num_players).tolist()))
 
 
-_CARD_IDS = np.arange(cards.DECK_SIZE)
+_CARD_IDS = np.arange(cards.DECK_SIZE, dtype=np.uint64)
 """Every card id, whose reshuffle keys order the deck: a constant array costs less to key
-than the deck's list of ids."""
+than the deck's list of ids, and one of the keys' type is keyed without a conversion."""
 
 _NOT_COMPARED = ("rng", "_legal", "_options")
 """What :meth:`Game.__eq__` leaves out: the generator (its state is compared instead) and the

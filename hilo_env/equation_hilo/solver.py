@@ -158,6 +158,10 @@ def _places(count: int) -> np.ndarray:
 
 
 _PLACES = _places(NUM_NUMBERS)
+_DIGIT_PLACES = {count: tuple(_places(count).tolist())
+                 for count in range(MIN_NUMBERS, NUM_NUMBERS + 1)}
+"""``{count: places}``: :func:`_places` as Python ints, made once: :func:`_decode` reads one
+code at a time (on every solution the cache does not hold)."""
 _CODE_PLACES = np.array([NUM_VALUES ** (NUM_NUMBERS - 1 - i) for i in range(NUM_NUMBERS)])
 _FLOAT, _WHOLE = 0, 1  # table modes: real results, whole-number results only
 
@@ -391,7 +395,7 @@ def _rooted_values() -> np.ndarray:
 
 
 def _decode(code: int, ops: str, value: float, target: int) -> Equation:
-    digits = [int(code) // p % _NUM_ROOTED for p in _places(len(ops) + 1).tolist()]
+    digits = [int(code) // p % _NUM_ROOTED for p in _DIGIT_PLACES[len(ops) + 1]]
     numbers = tuple([x % NUM_VALUES for x in digits])
     rooted = tuple([x >= NUM_VALUES for x in digits])
     tokens = [(ROOT_SYMBOL if r else "") + str(n) for n, r in zip(numbers, rooted, strict=True)]
