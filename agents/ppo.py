@@ -10,7 +10,7 @@ It also keeps the observation slices it reads, ``model.observation.yaml`` (the n
 :func:`observation.layout`, in order). The observation grows when the game shows more (the
 ``round_raises`` slice came after ``ppo`` was trained): a model reads the slices it was trained
 on out of today's vector, and a learner that starts from it gets zero weights for the rest
-(:meth:`PPOAgent.parameters_for`), so the model plays as it was trained.
+(:meth:`PPOAgent.whole_observation_parameters`), so the model plays as it was trained.
 """
 
 from __future__ import annotations
@@ -164,9 +164,11 @@ class PPOAgent(Agent):
             raise ValueError(f"agent {self.name!r}: {str(path)!r} is not a list of observation "
                              f"slice names")
         try:
-            self.columns = observation_columns(self.rules, names)
+            columns = observation_columns(self.rules, names)
         except ValueError as exc:
             raise ValueError(f"agent {self.name!r}: {exc}") from None
+        if not np.array_equal(columns, np.arange(observation_size(self.rules))):
+            self.columns = columns  # else it reads the whole vector as it is
 
     def _checked(self, model: Any) -> Any:
         """``model``, once its spaces are found to fit these rules."""
@@ -184,10 +186,10 @@ class PPOAgent(Agent):
                              f"but these rules have {actions} (raises up to {self.rules.max_cap})")
         return model
 
-    def parameters_for(self, rules: RuleSet) -> dict[str, Any]:
-        """The policy's parameters for a model of today's whole observation of ``rules``: the
-        same function of what this model reads, zero weights on the slices it does not (no
-        optimizer state when it reads fewer)."""
+    def whole_observation_parameters(self) -> dict[str, Any]:
+        """The policy's parameters for a model that reads today's whole observation: the same
+        function of what this model reads, zero weights on the slices it does not (and no
+        optimizer state, when it reads fewer)."""
         params = self.load().get_parameters()
         if self.columns is None:
             return params
@@ -196,7 +198,7 @@ class PPOAgent(Agent):
         policy = dict(params["policy"])
         for name in INPUT_LAYERS:
             old = policy[name]
-            wide = torch.zeros((old.shape[0], observation_size(rules)), dtype=old.dtype)
+            wide = torch.zeros((old.shape[0], observation_size(self.rules)), dtype=old.dtype)
             wide[:, torch.as_tensor(self.columns)] = old
             policy[name] = wide
         return {"policy": policy}

@@ -352,11 +352,14 @@ def test_a_model_reads_the_slices_it_was_trained_on(tmp_path):
     assert yaml.safe_load(observation_path(path).read_text()) == list(layout(rules))
     with pytest.raises(ValueError, match="shape"):  # it lists today's slices, reads fewer
         PPOAgent(rules, path)
+    save_model(untrained_model(observation_size(rules), num_actions), tmp_path / "whole.zip",
+               rules)
+    assert PPOAgent(rules, tmp_path / "whole.zip").columns is None  # all of today's: as it is
     observation_path(path).write_text(yaml.safe_dump(old))
     sliced = PPOAgent(rules, path, deterministic=False)
     assert sliced.columns.size == old_size
     whole = untrained_model(observation_size(rules), num_actions, seed=1)
-    whole.set_parameters(sliced.parameters_for(rules), exact_match=False)
+    whole.set_parameters(sliced.whole_observation_parameters(), exact_match=False)
     widened = PPOAgent.of_model(rules, whole)
     rng = np.random.default_rng(0)
     for _ in range(5):

@@ -198,9 +198,9 @@ def make_learner(config: TrainConfig, rules: RuleSet
     if config.init_model:  # checked against the rules and spaces as an agent would be
         start = PPOAgent(rules, config.init_model)
         try:
-            params = start.parameters_for(rules)
+            params = start.whole_observation_parameters()
             model.set_parameters(params, exact_match="policy.optimizer" in params)
-        except (RuntimeError, ValueError) as exc:  # torch's shape mismatch
+        except (RuntimeError, ValueError, KeyError) as exc:  # torch's shape or name mismatch
             raise ValueError(f"init_model {config.init_model!r} does not fit net_arch "
                              f"{config.net_arch}: {exc}"[:400]) from None
     return model, env, pool
