@@ -20,6 +20,8 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
 
     .venv/bin/python bench/jax.py                      # the table, CPU (a few minutes)
     .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
+    .venv/bin/python bench/jax.py --skip learner            # columns by name: numpy jax
+                                                            # learner pgx
 
 jax and pgx come with the ``jax`` and ``bench`` extras; without pgx its column says why.
 This file is named as the issue asks; it takes its own folder off ``sys.path`` so that
@@ -53,6 +55,8 @@ from hilo_env.equation_hilo.jax_chance import deal  # noqa: E402
 from hilo_env.vector import VectorGame  # noqa: E402
 
 BATCHES = (1024, 4096, 16384, 65536)
+COLUMNS = ("numpy", "jax", "learner", "pgx")
+"""The columns by the names ``--skip`` takes."""
 Runner = Callable[[float], tuple[int, float]]
 """``run(seconds) -> (agent steps, elapsed)``."""
 
@@ -173,6 +177,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one run")
     parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    parser.add_argument("--skip", nargs="+", default=[], choices=COLUMNS,
+                        help="columns not to run (the learner is slow at large batches)")
     args = parser.parse_args()
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
@@ -187,11 +193,15 @@ def main() -> None:
     print(fmt.format("batch", "numpy +obs", "jax", "jax learner", "pgx leduc"))
     for batch in args.batches:
         cells = []
-        for make in (numpy_runner,
-                     lambda b: compiled_runner(env.init, hilo_play(env), b),
-                     learner_runner,
-                     None if leduc is None else lambda b: compiled_runner(leduc.init,
-                                                                          pgx_play(leduc), b)):
+        makers = (numpy_runner,
+                  lambda b: compiled_runner(env.init, hilo_play(env), b),
+                  learner_runner,
+                  None if leduc is None else lambda b: compiled_runner(leduc.init,
+                                                                       pgx_play(leduc), b))
+        for column, make in zip(COLUMNS, makers, strict=True):
+            if column in args.skip:
+                cells.append("skipped")
+                continue
             if make is None:
                 cells.append("n/a")
                 continue
