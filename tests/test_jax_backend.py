@@ -61,6 +61,24 @@ def test_put_back_reorders_only_the_undrawn_cards() -> None:
     np.testing.assert_array_equal(out[10:], deck[10:][np.argsort(keys)])
 
 
+def test_put_back_where_reshuffles_only_the_games_that_need_it() -> None:
+    """Its batching rule (a few games at a time, gathered) gives the select of ``put_back``:
+    with none, some and more games than one turn of its loop takes."""
+    rng = np.random.default_rng(4)
+    games = 2 * C.COMPACT_SHARE + 3
+    decks = np.stack([rng.permutation(cards.DECK_SIZE) for _ in range(games)]).astype(np.int32)
+    draws = rng.integers(0, 30, games).astype(np.int32)
+    seeds = C.hand_seed_words(rng.integers(0, 2**63, games, dtype=np.uint64))
+    counts = rng.integers(0, 9, games).astype(np.int32)
+    every = jax.jit(jax.vmap(C.put_back))(decks, draws, seeds, counts)
+    batched = jax.jit(jax.vmap(C.put_back_where))
+    for need in (np.zeros(games, bool), rng.random(games) < 0.02, rng.random(games) < 0.7):
+        np.testing.assert_array_equal(batched(need, decks, draws, seeds, counts),
+                                      np.where(need[:, None], every, decks))
+    one = jax.jit(C.put_back_where)(True, decks[0], draws[0], seeds[0], counts[0])
+    np.testing.assert_array_equal(one, every[0])
+
+
 def test_a_deal_is_a_permutation_and_a_seed_below_two_to_the_63() -> None:
     deck, seed = C.deal(jax.random.PRNGKey(3))
     assert sorted(np.asarray(deck).tolist()) == list(range(cards.DECK_SIZE))

@@ -14,6 +14,8 @@ checks it against ``cards.reshuffle_keys`` bit for bit.
 | :func:`hand_seed_words` | NumPy uint64 seeds (...) -> (..., 2) uint32 words, high first   |
 | :func:`reshuffle_keys`| ``cards.reshuffle_keys`` as (high, low) uint32 words               |
 | :func:`put_back`      | the card drawn goes back and the undrawn cards are reshuffled     |
+| :func:`put_back_where`| ``put_back`` where a game needs it; under ``vmap`` only those     |
+|                       | games are reshuffled (a custom batching rule)                     |
 """
 
 from __future__ import annotations
@@ -97,6 +99,47 @@ def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
 
     place = jnp.where(undrawn, draw_position + lax.map(smaller, places), places)
     return jnp.zeros_like(deck).at[place].set(deck, unique_indices=True)
+
+
+@jax.custom_batching.custom_vmap
+def put_back_where(need: jax.Array, deck: jax.Array, draw_position: jax.Array,
+                   hand_seed: jax.Array, reshuffles: jax.Array) -> jax.Array:
+    """:func:`put_back` where ``need``, else ``deck`` unchanged.
+
+    Under ``vmap`` the reshuffle is computed for the games that need it only, not for the
+    whole batch then selected: a reshuffle costs a game about 52 x 52 comparisons, and in a
+    batch few games put a card back at any one moment of a deal (a special drawn as the
+    hidden card, a × over the limit), so a select would spend nearly all of it on games that
+    discard it. The batching rule gathers the games that need it, :data:`COMPACT_SHARE` of
+    the batch at a time, reshuffles those and scatters them back."""
+    return jnp.where(need, put_back(deck, draw_position, hand_seed, reshuffles), deck)
+
+
+COMPACT_SHARE = 128
+"""The batching rule of :func:`put_back_where` reshuffles up to ``batch // COMPACT_SHARE``
+games per turn of its loop (and loops while games are left)."""
+
+
+@put_back_where.def_vmap
+def _put_back_where_batched(axis_size: int, in_batched: list[bool], need: jax.Array,
+                            deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
+                            reshuffles: jax.Array) -> tuple[jax.Array, bool]:
+    need, deck, draw_position, hand_seed, reshuffles = (
+        x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x)))
+        for x, batched in zip((need, deck, draw_position, hand_seed, reshuffles), in_batched,
+                              strict=True))
+    chunk = max(1, axis_size // COMPACT_SHARE)
+
+    def turn(c: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        decks, todo = c
+        games = jnp.nonzero(todo, size=chunk, fill_value=axis_size)[0]
+        picked = jnp.minimum(games, axis_size - 1)
+        out = jax.vmap(put_back)(decks[picked], draw_position[picked], hand_seed[picked],
+                                 reshuffles[picked])
+        return (decks.at[games].set(out, mode="drop", unique_indices=True),
+                todo.at[games].set(False, mode="drop", unique_indices=True))
+
+    return lax.while_loop(lambda c: c[1].any(), turn, (deck, need))[0], True
 
 
 def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
