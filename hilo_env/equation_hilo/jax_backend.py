@@ -37,11 +37,15 @@ match). An illegal action ends the match at once, as pgx does: the offender's re
 ``-starting_stack``, the others share ``starting_stack``.
 
 Everything runs under ``jit``: rule fields are static (one compile per rule set), control flow
-is ``lax.while_loop``/``lax.switch`` and selects, never Python on traced values. The deal runs
-one card (or one schedule step) per loop turn; a turn that meets a card the rules send back
-reshuffles until the top card may be dealt. Integers are int32 (JAX's default); the solver's
-float64 distances enter the showdown as their ranks among the table's distinct distances
-(:func:`distance_ranks`), so float32 decides every tie exactly as float64 does.
+is ``lax.while_loop``/``lax.switch`` and selects, never Python on traced values. Under ``vmap``
+a loop turns as often as the game of the batch that needs most, and a ``switch`` or ``cond``
+becomes a select of every branch, so the step is laid out for batches: the deal loop turns once
+per step of the schedule (a whole pass unrolled over the seats, or a betting round opened), a
+new match or hand sets only the fields it resets, and a card the rules send back is reshuffled
+(:func:`jax_chance.put_back_where`) for the games that need it only. Integers are int32
+(JAX's default); the solver's float64 distances enter the showdown as their ranks among the
+table's distinct distances (:func:`distance_ranks`), so float32 decides every tie exactly as
+float64 does.
 
 Rule fields: every preset and field of ``docs/rules.md`` at 2..8 players; any other field of
 :class:`RuleSet` (a smaller deck, other base operators) only at its default, and
@@ -90,6 +94,10 @@ VERSION = "v0"
 BIG = np.iinfo(np.int32).max
 MAX_HANDS_PER_EPISODE = 1 << 20
 """The most hands a match may have here: the observation reads hands left from a table."""
+DEAL_FIELDS = ("deck", "draw_position", "reshuffles", "hidden", "face_up", "numbers",
+               "number_count", "set_aside", "roots", "multiplies", "round", "acted", "phase",
+               "schedule", "deal_position", "current_player")
+"""The State fields that dealing changes (the deal loop's carry)."""
 
 
 @jax.tree_util.register_dataclass
@@ -309,15 +317,10 @@ class EquationHiLo:
                           _step_count=state._step_count + 1)
         s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
                            (self._bet, self._discard, self._declare), s, action)
-        fresh = self._new_match(state).replace(
-            hand_over=jnp.bool_(False), match_over=jnp.bool_(False),
-            net=jnp.zeros_like(state.net), terminated=jnp.bool_(False),
-            _step_count=jnp.zeros((), I32))
-        s = _select(new_match, fresh, s)
         again = (s.hand_over & ~s.match_over) | new_match
-        dealer_moved = _select(new_match, s, self._move_button(s))
-        s = _select(again, self._start_hand(dealer_moved, deck, hand_seed), s)
-        s = self._finish(self._advance(s, go | again), actor)
+        s = self._new_hand(s, deck, hand_seed, new_match, again)
+        s = self._finish(self._advance(s.replace(hand_over=s.hand_over & ~new_match),
+                                       go | again), actor)
         s = _select(legal | new_match, s, self._illegal(state, actor))
         stays = state.terminated & ~new_match
         return _select(stays, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
@@ -363,134 +366,161 @@ class EquationHiLo:
 
     # ---- matches and hands --------------------------------------------------------------------
 
-    def _new_match(self, s: State) -> State:
-        n = self.n
-        return s.replace(stacks=jnp.full(n, self.rules.starting_stack, I32),
-                         eliminated=jnp.zeros(n, bool), house=jnp.zeros((), I32),
-                         button=jnp.asarray(n - 1, I32), hand_number=jnp.zeros((), I32))
+    def _new_hand(self, s: State, deck: jax.Array, hand_seed: jax.Array, new_match: jax.Array,
+                  again: jax.Array) -> State:
+        """A new match where ``new_match``, and a new hand where ``again`` (there, and where
+        the last hand ended and the match goes on): ante taken, nothing dealt yet
+        (``_advance`` deals).
 
-    def _move_button(self, s: State) -> State:
-        """The next seat clockwise that is not eliminated."""
+        Field by field, only the fields a new match or hand sets (one fused select each, not
+        a select of whole states): a new hand sets every field of the hand, so the state the
+        action left is no input to a new match beyond its shapes."""
+        n, r = self.n, self.rules
+        eliminated = s.eliminated & ~new_match
+        stacks = jnp.where(new_match, r.starting_stack, s.stacks)
         b = s.button
-        dist = jnp.where(s.eliminated, self.n, jnp.asarray(self._position)[b]).min()
-        return s.replace(button=jnp.asarray(self._order)[b, dist])
+        dist = jnp.where(eliminated, n, jnp.asarray(self._position)[b]).min()
+        button = jnp.where(new_match, n - 1, jnp.where(again, jnp.asarray(self._order)[b, dist],
+                                                        b))
+        live = ~eliminated
+        cap = jnp.where(live, stacks, BIG).min()
+        ante = jnp.where(live & again, jnp.minimum(r.ante, cap), 0)
 
-    def _start_hand(self, s: State, deck: jax.Array, hand_seed: jax.Array) -> State:
-        """A new hand: ante taken, nothing dealt yet (``_advance`` deals)."""
-        n = self.n
-        live = ~s.eliminated
-        cap = jnp.where(live, s.stacks, BIG).min()
-        ante = jnp.where(live, jnp.minimum(self.rules.ante, cap), 0)
+        def hand(fresh: Any, old: jax.Array) -> jax.Array:
+            return jnp.where(again, fresh, old)
+
         return s.replace(
-            hand_number=s.hand_number + 1, deck=jnp.asarray(deck, I32),
-            draw_position=jnp.zeros((), I32), hand_seed=jnp.asarray(hand_seed, jnp.uint32),
-            reshuffles=jnp.zeros((), I32), in_hand=live, hidden=jnp.full(n, -1, I32),
-            face_up=jnp.zeros_like(s.face_up), numbers=jnp.zeros_like(s.numbers),
-            number_count=jnp.zeros_like(s.number_count), set_aside=jnp.zeros_like(s.set_aside),
-            operators=jnp.broadcast_to(jnp.asarray(BASE_OPERATOR_COUNTS, I32), s.operators.shape),
-            roots=jnp.zeros_like(s.roots), multiplies=jnp.zeros_like(s.multiplies),
-            declarations=jnp.full(n, -1, I32), acted=jnp.zeros_like(s.acted),
-            round_wagers=jnp.zeros_like(s.round_wagers),
-            round_raises=jnp.zeros_like(s.round_raises), cap=cap, round=jnp.asarray(-1, I32),
-            phase=jnp.asarray(BET_PHASE, I32), current_player=jnp.asarray(NO_SEAT, I32),
-            schedule=jnp.zeros((), I32), deal_position=jnp.asarray(n, I32), wagers=ante,
-            stacks=s.stacks - ante)
+            eliminated=eliminated, button=button, stacks=stacks - ante,
+            house=jnp.where(new_match, 0, s.house),
+            hand_number=jnp.where(new_match, 0, s.hand_number) + again,
+            net=jnp.where(new_match, 0, s.net), terminated=s.terminated & ~new_match,
+            _step_count=jnp.where(new_match, 0, s._step_count),
+            match_over=s.match_over & ~new_match,
+            deck=hand(jnp.asarray(deck, I32), s.deck), draw_position=hand(0, s.draw_position),
+            hand_seed=hand(jnp.asarray(hand_seed, jnp.uint32), s.hand_seed),
+            reshuffles=hand(0, s.reshuffles), in_hand=hand(live, s.in_hand),
+            hidden=hand(-1, s.hidden), face_up=s.face_up & ~again,
+            numbers=hand(0, s.numbers), number_count=hand(0, s.number_count),
+            set_aside=s.set_aside & ~again,
+            operators=hand(jnp.asarray(BASE_OPERATOR_COUNTS, I32), s.operators),
+            roots=hand(0, s.roots), multiplies=hand(0, s.multiplies),
+            declarations=hand(-1, s.declarations), acted=s.acted & ~again,
+            round_wagers=hand(0, s.round_wagers), round_raises=hand(0, s.round_raises),
+            cap=hand(cap, s.cap), round=hand(-1, s.round), phase=hand(BET_PHASE, s.phase),
+            current_player=hand(NO_SEAT, s.current_player), schedule=hand(0, s.schedule),
+            deal_position=hand(n, s.deal_position), wagers=hand(ante, s.wagers))
 
     def _advance(self, s: State, go: jax.Array) -> State:
-        """Run the hand forward until a seat must decide (the engine's ``_advance``)."""
-        return lax.while_loop(lambda c: c[1], lambda c: self._advance_once(c[0]), (s, go))[0]
+        """Run the hand forward until a seat must decide (the engine's ``_advance``).
+
+        One loop turn per step of the schedule: under ``vmap`` the loop turns as often as
+        the game of the batch that needs most, and every game pays every turn, so a turn
+        does a whole step (a pass dealt, or a betting round opened): a new hand of the
+        standard deal takes four turns, not one per card. The loop carries only the fields
+        the deal changes (:data:`DEAL_FIELDS`), not the observation and the rest."""
+
+        def turn(c: tuple[dict[str, jax.Array], jax.Array]) -> tuple[dict[str, jax.Array],
+                                                                      jax.Array]:
+            dealt, go = self._advance_once(s.replace(**c[0]))
+            return {k: getattr(dealt, k) for k in DEAL_FIELDS}, go
+
+        carry = lax.while_loop(lambda c: c[1], turn, ({k: getattr(s, k) for k in DEAL_FIELDS},
+                                                      go))[0]
+        return s.replace(**carry)
 
     def _advance_once(self, s: State) -> tuple[State, jax.Array]:
-        """One turn of the deal: the next card of a pass, or the next step of the schedule;
-        returns the state and whether the game still needs advancing."""
-        n = self.n
-        in_pass = s.deal_position < n
-        seat = jnp.asarray(self._order)[s.button, jnp.minimum(s.deal_position, n)]
-        seat = jnp.maximum(seat, 0)
-        live = in_pass & s.in_hand[seat]
-        hidden = jnp.asarray(self._steps)[jnp.maximum(s.schedule - 1, 0)] == HIDDEN_STEP
-        limit = self.rules.max_multiply
-
-        def refused(s: State) -> jax.Array:
-            """The top card goes back: a special as the hidden card, a × over the limit."""
-            c = s.deck[s.draw_position]
-            special = c >= cards.FIRST_MULTIPLY
-            over = jnp.bool_(False) if limit is None else (
-                special & (c < cards.FIRST_ROOT) & (s.multiplies[seat] >= limit))
-            return live & jnp.where(hidden, special, over)
-
-        s = lax.while_loop(refused, self._put_back, s)
-        branch = jnp.where(live, jnp.where(hidden, 1, 2), jnp.where(in_pass, 0, 3))
-        return lax.switch(branch, (self._skip_seat, self._deal_hidden, self._deal_up,
-                                   self._next_step), s, seat)
+        """The next step of the schedule where no pass is under way (a pass begins, a betting
+        round opens, or the declaration once the schedule is done), then the rest of the pass
+        under way; returns the state and whether the game still needs advancing."""
+        n, steps = self.n, len(self._steps)
+        at_step = s.deal_position >= n
+        end = at_step & (s.schedule == steps)
+        kind = jnp.asarray(self._steps)[jnp.minimum(s.schedule, steps - 1)]
+        bet = at_step & ~end & (kind == BET_STEP)
+        s = s.replace(schedule=s.schedule + (at_step & ~end),
+                      deal_position=jnp.where(at_step & ~end & ~bet, 0, s.deal_position),
+                      round=s.round + bet, acted=s.acted & ~bet)
+        first = self._next_bettor(s, s.button)
+        started = bet & (first >= 0)
+        s = s.replace(
+            phase=jnp.where(started, BET_PHASE, jnp.where(end, DECLARE_PHASE, s.phase)),
+            current_player=jnp.where(started, first, jnp.where(
+                end, self._next_in_order(s, jnp.asarray(-1, I32)), s.current_player)))
+        s, stopped = self._deal_pass(s)
+        return s, ~end & ~started & ~stopped
 
     # ---- dealing ------------------------------------------------------------------------------
 
-    def _put_back(self, s: State) -> State:
-        return s.replace(deck=jax_chance.put_back(s.deck, s.draw_position, s.hand_seed,
-                                                  s.reshuffles),
-                         reshuffles=s.reshuffles + 1)
+    def _deal_pass(self, s: State) -> tuple[State, jax.Array]:
+        """The rest of the pass under way (from ``deal_position``; nothing where none is), one
+        card to each seat in the hand, unrolled over the ``n`` positions from the dealer's
+        left: a hidden card, or a face-up card with the special rules. A × stops the pass for
+        a discard (``deal_position`` then points past its seat). Returns the state and
+        whether a × stopped it."""
+        n = self.n
+        start = s.deal_position
+        hidden = jnp.asarray(self._steps)[jnp.maximum(s.schedule - 1, 0)] == HIDDEN_STEP
+        stopped = jnp.bool_(False)
+        position = jnp.where(start < n, n, start)
+        for q in range(n):
+            seat = (s.button + 1 + q) % n
+            live = (q >= start) & s.in_hand[seat] & ~stopped
+            s, times = self._deal_card(s, seat, live, hidden)
+            s = s.replace(phase=jnp.where(times, DISCARD_PHASE, s.phase),
+                          current_player=jnp.where(times, seat, s.current_player))
+            position = jnp.where(times, q + 1, position)
+            stopped = stopped | times
+        return s.replace(deal_position=position), stopped
 
-    @staticmethod
-    def _add_number(s: State, seat: jax.Array, card: jax.Array) -> State:
-        count = s.number_count[seat]
-        return s.replace(numbers=s.numbers.at[seat, count].set(card),
-                         number_count=s.number_count.at[seat].set(count + 1))
-
-    def _skip_seat(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
-        """A seat out of the hand gets no card."""
-        return s.replace(deal_position=s.deal_position + 1), jnp.bool_(True)
-
-    def _deal_hidden(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
-        c = s.deck[s.draw_position]
-        s = self._add_number(s, seat, c)
-        return s.replace(hidden=s.hidden.at[seat].set(c), draw_position=s.draw_position + 1,
-                         deal_position=s.deal_position + 1), jnp.bool_(True)
-
-    def _deal_up(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
-        """One face-up card with the special rules: a √ or × brings an extra number card
-        (specials before it set aside), and a × stops the deal for a discard."""
+    def _deal_card(self, s: State, seat: jax.Array, live: jax.Array,
+                   hidden: jax.Array) -> tuple[State, jax.Array]:
+        """One card to ``seat`` where ``live`` (else nothing changes). A card the rules send
+        back (a special as the hidden card, a × over ``max_multiply``) is put back until the
+        top card may be dealt. Face up, a √ or × brings an extra number card (specials before
+        it set aside). Returns the state and whether a × was dealt (a discard is due)."""
+        limit = self.rules.max_multiply
         p = s.draw_position
-        c = s.deck[p]
-        special = c >= cards.FIRST_MULTIPLY
-        root = c >= cards.FIRST_ROOT
+        over_limit = jnp.bool_(False) if limit is None else s.multiplies[seat] >= limit
+
+        def refused(deck_reshuffles: tuple[jax.Array, jax.Array]) -> jax.Array:
+            c = deck_reshuffles[0][p]
+            special = c >= cards.FIRST_MULTIPLY
+            return live & jnp.where(hidden, special, special & (c < cards.FIRST_ROOT)
+                                    & over_limit)
+
+        def put_back(deck_reshuffles: tuple[jax.Array, jax.Array]) -> tuple[jax.Array,
+                                                                              jax.Array]:
+            deck, reshuffles = deck_reshuffles
+            need = refused(deck_reshuffles)  # under vmap: the games of the batch still at it
+            return (jax_chance.put_back_where(need, deck, p, s.hand_seed, reshuffles),
+                    reshuffles + need)
+
+        deck, reshuffles = lax.while_loop(refused, put_back, (s.deck, s.reshuffles))
+        c = deck[p]
+        special = live & (c >= cards.FIRST_MULTIPLY)  # face up only: refused when hidden
+        root = special & (c >= cards.FIRST_ROOT)
         times = special & ~root
-        window = s.deck[jnp.minimum(p + 1 + jnp.arange(WINDOW), DECK - 1)]
+        window = deck[jnp.minimum(p + 1 + jnp.arange(WINDOW), DECK - 1)]
         number = window < cards.FIRST_MULTIPLY
         j = jnp.argmax(number)
         aside = special & ~number & (jnp.arange(WINDOW) < j)
-        set_aside = s.set_aside | (jax.nn.one_hot(window, DECK, dtype=bool)
-                                   & aside[:, None]).any(0)
+        ids = jnp.arange(DECK)
         extra = window[j]
-        face_up = s.face_up.at[seat, c].set(True)
-        face_up = face_up.at[seat, extra].set(face_up[seat, extra] | special)
-        s = self._add_number(s, seat, jnp.where(special, extra, c))
+        card = jnp.where(special, extra, c)
+        mine = live & (jnp.arange(self.n) == seat)
+        shown = ~hidden & ((ids == c) | (special & (ids == extra)))
+        count = s.number_count[seat]
         s = s.replace(
-            face_up=face_up, set_aside=set_aside,
-            draw_position=jnp.where(special, p + j + 2, p + 1),
-            roots=s.roots.at[seat].add(root.astype(I32)),
-            multiplies=s.multiplies.at[seat].add(times.astype(I32)),
-            deal_position=s.deal_position + 1,
-            phase=jnp.where(times, DISCARD_PHASE, s.phase),
-            current_player=jnp.where(times, seat, s.current_player))
-        return s, ~times
-
-    def _next_step(self, s: State, seat: jax.Array) -> tuple[State, jax.Array]:
-        """The next step of the schedule (a pass begins, or a betting round), or the
-        declaration once the schedule is done."""
-        end = s.schedule == len(self._steps)
-        step = jnp.asarray(self._steps)[jnp.minimum(s.schedule, len(self._steps) - 1)]
-        bet = step == BET_STEP
-        s2 = s.replace(schedule=s.schedule + 1,
-                       deal_position=jnp.where(bet, s.deal_position, 0),
-                       round=s.round + bet, acted=s.acted & ~bet)
-        first = self._next_bettor(s2, s2.button)
-        started = bet & (first >= 0)
-        s2 = s2.replace(phase=jnp.where(started, BET_PHASE, s2.phase),
-                        current_player=jnp.where(started, first, s2.current_player))
-        declaring = s.replace(phase=jnp.asarray(DECLARE_PHASE, I32),
-                              current_player=self._next_in_order(s, jnp.asarray(-1, I32)))
-        return _select(end, declaring, s2), ~end & ~started
+            deck=deck, reshuffles=reshuffles,
+            draw_position=p + jnp.where(live, jnp.where(special, j + 2, 1), 0),
+            set_aside=s.set_aside | ((window[:, None] == ids) & aside[:, None]).any(0),
+            face_up=s.face_up | (mine[:, None] & shown),
+            numbers=jnp.where(mine[:, None] & (jnp.arange(NUMBERS_PER_HAND) == count), card,
+                              s.numbers),
+            number_count=s.number_count + mine,
+            hidden=jnp.where(mine & hidden, c, s.hidden),
+            roots=s.roots + (mine & root), multiplies=s.multiplies + (mine & times))
+        return s, times
 
     # ---- betting ------------------------------------------------------------------------------
 
