@@ -128,43 +128,68 @@ class TableView:
 def read_observation(observation: np.ndarray, rules: RuleSet,
                      where: dict[str, slice] | None = None) -> TableView:
     """Decode an observation vector of ``rules`` into a :class:`TableView`."""
+    return read_observations(np.asarray(observation)[None], rules, where)[0]
+
+
+def _first_hot(block: np.ndarray) -> list[int]:
+    """Per row of a 2-D block, the index of its first nonzero entry, -1 for none."""
+    hot = block != 0
+    return np.where(hot.any(axis=1), hot.argmax(axis=1), -1).tolist()
+
+
+@functools.lru_cache(maxsize=4096)
+def _operator_string(counts: tuple[int, ...]) -> str:
+    """ASCII operators of per-kind counts in ``+-*/`` order (``(1, 1, 0, 1)`` -> ``"+-/"``)."""
+    return "".join(ch * k for ch, k in zip(solver.OPERATORS, counts, strict=True))
+
+
+def read_observations(observations: np.ndarray, rules: RuleSet,
+                      where: dict[str, slice] | None = None) -> list[TableView]:
+    """Decode ``(B, D)`` observation vectors of ``rules`` into B :class:`TableView`, exactly
+    as :func:`read_observation` one at a time: each array operation runs once on the whole
+    batch (a batch agent pays NumPy's per-call cost once, not once per row)."""
     where = where or layout(rules)
-    obs = np.asarray(observation)
-    n, stack = rules.num_players, float(rules.starting_stack)
+    obs = np.asarray(observations)
+    b, n, stack = len(obs), rules.num_players, float(rules.starting_stack)
+    if obs.ndim != 2:
+        raise ValueError(f"observations must be 2-D (B, D), got shape {obs.shape}")
 
     scaled = np.rint(obs * stack).astype(np.int64)
 
-    def chips(name: str) -> list[int]:
-        return scaled[where[name]].tolist()
+    def chips(name: str) -> list[list[int]]:
+        return scaled[:, where[name]].tolist()
 
-    phase_hot = np.flatnonzero(obs[where["phase"]])
-    hidden_hot = np.flatnonzero(obs[where["hidden"]])
-    up = obs[where["face_up"]].reshape(n, cards.DECK_SIZE)
-    ops = np.rint(obs[where["operators"]]).astype(np.int64).reshape(n, NUM_OPERATOR_KINDS)
-    round_hot = np.flatnonzero(obs[where["betting_round"]])
-    rnd = int(round_hot[0]) if round_hot.size else -1
-    solver_slice = obs[where["solver"]].tolist()
-    low = high = float("nan")
-    if solver_slice[0] > 0.5:
-        low = solver_slice[2] * DISTANCE_SCALE if solver_slice[1] > 0.5 else float("inf")
-        high = solver_slice[4] * DISTANCE_SCALE if solver_slice[3] > 0.5 else float("inf")
-    round_wager = 0
-    if rnd >= 0:
-        round_wager = chips("round_wagers")[rnd * n]
-    pot, cap, to_call = (chips(name)[0] for name in ("pot", "cap", "to_call"))
-    rows, cols = np.nonzero(up)
-    face_up: list[list[int]] = [[] for _ in range(n)]
-    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-        face_up[r].append(c)
-    return TableView(
-        phase=Phase(int(phase_hot[0])) if phase_hot.size else -1,
-        hidden=int(hidden_hot[0]) if hidden_hot.size else -1,
-        face_up=tuple(tuple(f) for f in face_up),
-        operators=tuple("".join(ch * k for ch, k in zip(solver.OPERATORS, row, strict=True))
-                        for row in ops.tolist()),
-        roots=tuple(np.rint(obs[where["roots"]] * 3).astype(np.int64).tolist()),
-        in_hand=tuple((obs[where["in_hand"]] > 0.5).tolist()),
-        stacks=tuple(chips("stacks")), wagers=tuple(chips("wagers")), round_wager=round_wager,
-        betting_round=rnd, pot=pot, cap=cap, to_call=to_call, low_distance=low,
-        high_distance=high, up_deals=len(rules.base_operators),
-    )
+    phases = _first_hot(obs[:, where["phase"]])
+    hiddens = _first_hot(obs[:, where["hidden"]])
+    rounds = _first_hot(obs[:, where["betting_round"]])
+    ops = np.rint(obs[:, where["operators"]]).astype(np.int64)
+    ops = ops.reshape(b, n, NUM_OPERATOR_KINDS).tolist()
+    solver_rows = obs[:, where["solver"]].tolist()
+    roots = np.rint(obs[:, where["roots"]] * 3).astype(np.int64).tolist()
+    in_hand = (obs[:, where["in_hand"]] > 0.5).tolist()
+    stacks, wagers, round_wagers = chips("stacks"), chips("wagers"), chips("round_wagers")
+    pots, caps, to_calls = chips("pot"), chips("cap"), chips("to_call")
+    face_up: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(b)]
+    up = obs[:, where["face_up"]].reshape(b, n, cards.DECK_SIZE)
+    for row, slot, card in zip(*(i.tolist() for i in np.nonzero(up)), strict=True):
+        face_up[row][slot].append(card)
+    up_deals = len(rules.base_operators)
+    views = []
+    for i in range(b):
+        low = high = float("nan")
+        sol = solver_rows[i]
+        if sol[0] > 0.5:
+            low = sol[2] * DISTANCE_SCALE if sol[1] > 0.5 else float("inf")
+            high = sol[4] * DISTANCE_SCALE if sol[3] > 0.5 else float("inf")
+        rnd, phase = rounds[i], phases[i]
+        views.append(TableView(
+            phase=Phase(phase) if phase >= 0 else -1,
+            hidden=hiddens[i],
+            face_up=tuple(tuple(f) for f in face_up[i]),
+            operators=tuple(_operator_string(tuple(row)) for row in ops[i]),
+            roots=tuple(roots[i]), in_hand=tuple(in_hand[i]), stacks=tuple(stacks[i]),
+            wagers=tuple(wagers[i]), round_wager=round_wagers[i][rnd * n] if rnd >= 0 else 0,
+            betting_round=rnd, pot=pots[i][0], cap=caps[i][0], to_call=to_calls[i][0],
+            low_distance=low, high_distance=high, up_deals=up_deals,
+        ))
+    return views
