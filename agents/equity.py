@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -93,12 +94,20 @@ def _model_table(share: np.ndarray, swing: bool) -> np.ndarray:
 
 
 def compare(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    """Side states of every pair: ``ours`` ``(K,)`` against ``theirs`` ``(J,)`` -> ``(K, J)``."""
-    d, e = ours[:, None], theirs[None, :]
-    vd, ve = np.isfinite(d), np.isfinite(e)
-    better, worse = d < e - TOL, e < d - TOL
-    # both valid: WE_BETTER 0, THEY_BETTER 1, TIED 2; else ONLY_WE 3, ONLY_THEY 4, NEITHER 5
-    return np.where(vd & ve, TIED - 2 * better - worse, NEITHER - 2 * vd - ve)
+    """Side states of every pair: ``ours`` ``(..., K)`` against ``theirs`` ``(..., J)`` ->
+    ``(..., K, J)`` (leading axes broadcast: both sides of a hand in one call)."""
+    d, e = ours[..., :, None], theirs[..., None, :]
+    return _states(d, d - TOL, ~np.isfinite(d), e, e - TOL, ~np.isfinite(e))
+
+
+def _states(d: np.ndarray, d_below: np.ndarray, d_invalid: np.ndarray,
+            e: np.ndarray, e_below: np.ndarray, e_invalid: np.ndarray) -> np.ndarray:
+    """:func:`compare` of distances ``d`` against ``e`` (broadcast together), given each
+    less :data:`TOL` and where each is infinite (the pieces a cached distribution keeps)."""
+    better, worse = d < e_below, e < d_below  # an infinite side: only one of these holds
+    # both valid: WE_BETTER 0, THEY_BETTER 1, TIED 2; else ONLY_WE 3, ONLY_THEY 4, NEITHER 5,
+    # which is the same arithmetic plus 3 (inf < inf fails both ways: TIED + 3 = NEITHER)
+    return TIED + 3 * (d_invalid | e_invalid) - 2 * better - worse
 
 
 def opponent_pick(low: np.ndarray, high: np.ndarray, swing: bool) -> np.ndarray:
@@ -121,13 +130,14 @@ class Estimator:
         self.discardable = rules.discardable_operators
         self._deck = cards.deck_ids(rules.deck_values, rules.deck_suits, rules.deck_multiply,
                                     rules.deck_roots)
-        self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._numbers = np.array([c for c in self._deck if cards.is_number(c)], dtype=np.int64)
+        self._cache: dict[tuple, tuple] = {}
+        self._hands: dict[tuple, tuple[list[int], int, int]] = {}
         self._table_t = np.ascontiguousarray(_model_table(SHARE, rules.swing).T)
 
     # ---- distances of one hand ------------------------------------------------------------
 
-    def _remember(self, key: tuple, value: tuple[np.ndarray, np.ndarray]
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def _remember(self, key: tuple, value: tuple) -> tuple:
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[key] = value
@@ -235,27 +245,52 @@ class Estimator:
         np.minimum.at(high, owner, high_all)
         return low, high
 
+    def grouped(self, values: Sequence[int], ops: str, roots: int, multiplies: int,
+                up_left: int, hidden_unknown: bool) -> Grouped:
+        """:meth:`completions` as its distinct (Low, High) pairs (:func:`group`), cached: a
+        sample of 64 completions holds a few dozen, so comparing pairs is cheaper."""
+        key = ("grouped", tuple(sorted(values)), ops, roots, multiplies, up_left,
+               hidden_unknown)
+        got = self._cache.get(key)
+        if got is None:
+            got = self._remember(key, group(np.stack(self.completions(
+                values, ops, roots, multiplies, up_left, hidden_unknown)), self.rules.swing))
+        return got
+
+    def _by_value(self, values: Sequence[int], ops: str, roots: int) -> Grouped:
+        """:meth:`by_hidden_value` as a :class:`Grouped` of 11 entries, one per value."""
+        key = ("by value", tuple(sorted(values)), ops, roots)
+        got = self._cache.get(key)
+        if got is None:
+            got = self._remember(key, group(np.stack(self.by_hidden_value(values, ops, roots)),
+                                            self.rules.swing, distinct=False))
+        return got
+
     # ---- equity against the table ---------------------------------------------------------
 
-    def _own(self, view: TableView, ops: str) -> tuple[np.ndarray, np.ndarray]:
-        values = [c // cards.NUM_SUITS for c in view.numbers(0)]
-        return self.completions(values, ops, view.roots[0], view.multiplies(0),
-                                view.up_deals_left(0), hidden_unknown=False)
+    def _hand(self, view: TableView, slot: int) -> tuple[list[int], int, int]:
+        """A slot's number values (:meth:`TableView.numbers`), × count and face-up deals to
+        come, remembered by its cards (they change only when a card is dealt)."""
+        cards_of = (view.face_up[slot], view.hidden if slot == 0 else -1)
+        got = self._hands.get(cards_of)
+        if got is None:
+            if len(self._hands) >= _CACHE_LIMIT:
+                self._hands.clear()
+            got = self._hands[cards_of] = (
+                [c // cards.NUM_SUITS for c in view.numbers(slot)], view.multiplies(slot),
+                view.up_deals_left(slot))
+        return got
 
-    def _opponent(self, view: TableView, slot: int, unseen: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """An opponent's distances: per unseen hidden card (exact) when its face-up cards are
-        all dealt, else per sampled completion; the candidate cards in the exact case."""
-        values = [c // cards.NUM_SUITS for c in view.numbers(slot)]
-        ops, roots = view.operators[slot], view.roots[slot]
-        if view.up_deals_left(slot) == 0:
-            low, high = self.by_hidden_value(values, ops, roots)
-            vals = unseen // cards.NUM_SUITS
-            return low[vals], high[vals], unseen
-        low, high = self.completions(values, ops, roots,
-                                     view.multiplies(slot), view.up_deals_left(slot),
-                                     hidden_unknown=True)
-        return low, high, None
+    def _own(self, view: TableView, ops: str) -> Grouped:
+        values, multiplies, up_left = self._hand(view, 0)
+        return self.grouped(values, ops, view.roots[0], multiplies, up_left,
+                            hidden_unknown=False)
+
+    def _unseen(self, view: TableView) -> np.ndarray:
+        """The deck's number cards the observer cannot see, in deck order."""
+        seen = np.zeros(cards.DECK_SIZE, dtype=bool)
+        seen[list(view.seen_cards())] = True
+        return self._numbers[~seen[self._numbers]]
 
     def _tiebreaks(self, view: TableView, slot: int, candidates: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -268,44 +303,133 @@ class Estimator:
                              > tiebreak_rank(theirs, self.rules.tiebreak))
         return low_won, high_won
 
+    def _heads_up(self, view: TableView, slot: int, own: Grouped
+                  ) -> tuple[Grouped, np.ndarray, int]:
+        """Against the one opponent in ``slot``: its hands as columns, the side states
+        ``(2, J, K)`` of each column against each of our pairs, and how many hands it may hold
+        in all (the columns' weights add up to that).
+
+        Columns are what the states depend on: the values of its hidden card (exact case,
+        weighted by the unseen cards of each) or its distinct sampled pairs; one per
+        candidate card when a tie-break decides (our hand full, its face-up cards all dealt,
+        a side tied)."""
+        values, multiplies, up_left = self._hand(view, slot)
+        ops, roots = view.operators[slot], view.roots[slot]
+        if up_left > 0:
+            theirs = self.grouped(values, ops, roots, multiplies, up_left, hidden_unknown=True)
+            return theirs, self._states(theirs, own), theirs.inverse.size
+        unseen = self._unseen(view)
+        by_value = self._by_value(values, ops, roots)
+        vals = unseen // cards.NUM_SUITS
+        count = np.bincount(vals, minlength=cards.NUM_VALUES)
+        states = self._states(by_value, own)
+        if own.inverse.size > 1 or not count[(states == TIED).any(axis=(0, 2))].any():
+            return by_value._replace(weight=count), states, unseen.size
+        theirs = by_value.take(vals)
+        won = np.stack(self._tiebreaks(view, slot, unseen))[:, :, None]
+        states = self._states(theirs, own)
+        return theirs, np.where(states == TIED, np.where(won, WE_BETTER, THEY_BETTER),
+                                states), unseen.size
+
+    def _field(self, view: TableView, opponents: list[int], rng: np.random.Generator
+               ) -> Grouped:
+        """The opponents as one field of :attr:`samples` entries: each entry the best of one
+        random hand of each (a hidden value of an unseen card, or a sampled completion),
+        drawn from ``rng`` opponent by opponent."""
+        unseen_values = self._unseen(view) // cards.NUM_SUITS
+        field = np.full((2, self.samples), np.inf)
+        for slot in opponents:
+            values, multiplies, up_left = self._hand(view, slot)
+            ops, roots = view.operators[slot], view.roots[slot]
+            if up_left == 0:  # per unseen card: its value's column
+                hands = self._by_value(values, ops, roots)
+                columns = unseen_values
+            else:  # per sampled completion: its pair's column
+                hands = self.grouped(values, ops, roots, multiplies, up_left,
+                                     hidden_unknown=True)
+                columns = hands.inverse
+            pick = rng.integers(0, columns.size, self.samples)
+            field = np.minimum(field, hands.sides.take(columns[pick], axis=1))
+        return group(field, self.rules.swing, distinct=False)
+
+    @staticmethod
+    def _states(theirs: Grouped, own: Grouped) -> np.ndarray:
+        """:func:`compare` of our pairs against theirs, both sides: ``(2, J, K)``."""
+        return _states(own.sides[:, None, :], own.below[:, None, :], own.invalid[:, None, :],
+                       theirs.sides[:, :, None], theirs.below[:, :, None],
+                       theirs.invalid[:, :, None])
+
     def shares(self, view: TableView, ops: str | None = None,
                rng: np.random.Generator | None = None) -> np.ndarray:
         """Our expected share of the pot ``(K, 3)`` per completion of our hand (one row when
         it is full) and per declaration (Low, High, Swing), averaged over the opponents'
-        unknown cards. ``ops`` overrides our operators (to weigh a × discard)."""
+        unknown cards. ``ops`` overrides our operators (to weigh a × discard).
+
+        The states are counted once per distinct pair of our distances and per column of
+        the opponent's (:meth:`_heads_up`), weighted by how many hands each stands for: the
+        same counts, hence the same numbers, as one per completion and hand."""
         ops = view.operators[0] if ops is None else ops  # TableView's are canonical
-        low, high = self._own(view, ops)
-        seen = view.seen_cards()
-        unseen = np.array([c for c in self._deck if cards.is_number(c) and c not in seen])
+        own = self._own(view, ops)
         opponents = [s for s in range(1, view.num_players) if view.in_hand[s]]
         if not opponents:
-            return np.ones((low.size, NUM_DECLARATIONS))
+            return np.ones((own.inverse.size, NUM_DECLARATIONS))
         if len(opponents) == 1:
-            e_low, e_high, cand = self._opponent(view, opponents[0], unseen)
-            low_state, high_state = compare(low, e_low), compare(high, e_high)
-            if cand is not None and low.size == 1:
-                low_won, high_won = self._tiebreaks(view, opponents[0], cand)
-                low_state = _break_ties(low_state, low_won)
-                high_state = _break_ties(high_state, high_won)
+            theirs, states, total = self._heads_up(view, opponents[0], own)
+            weight = theirs.weight
         else:
-            rng = rng or np.random.default_rng(0)
-            e_low, e_high = np.full(self.samples, np.inf), np.full(self.samples, np.inf)
-            for slot in opponents:
-                o_low, o_high, _ = self._opponent(view, slot, unseen)
-                pick = rng.integers(0, o_low.size, self.samples)
-                e_low, e_high = np.minimum(e_low, o_low[pick]), np.minimum(e_high, o_high[pick])
-            low_state, high_state = compare(low, e_low), compare(high, e_high)
-        pick = opponent_pick(e_low, e_high, self.rules.swing)
-        index = pick[None, :] * (NUM_STATES * NUM_STATES) + low_state * NUM_STATES + high_state
-        k, width = index.shape[0], self._table_t.shape[0]
-        counts = np.bincount((index + np.arange(k)[:, None] * width).ravel(),
-                             minlength=k * width).reshape(k, width)
-        out = counts @ self._table_t / index.shape[1]
+            theirs = self._field(view, opponents, rng or np.random.default_rng(0))
+            states, weight, total = self._states(theirs, own), None, self.samples
+        index = (theirs.pick * (NUM_STATES * NUM_STATES))[:, None] + states[0] * NUM_STATES
+        index += states[1]
+        k, width = own.sides.shape[1], self._table_t.shape[0]
+        flat = (index + np.arange(0, k * width, width)).ravel()
+        if weight is None:
+            counts = np.bincount(flat, minlength=k * width)
+        else:  # whole numbers of hands: exact in float64, back to the unweighted dtype
+            counts = np.bincount(flat, weight.repeat(k), k * width).astype(np.int64)
+        counts = counts.reshape(k, width)
+        if own.inverse.size > 1:
+            counts = counts[own.inverse]
+        out = counts @ self._table_t / total
         if not self.rules.swing:
             out[:, SWING] = -math.inf
         return out
 
 
-def _break_ties(state: np.ndarray, we_win: np.ndarray) -> np.ndarray:
-    """Resolve ``TIED`` entries ``(1, J)`` with the known tie-break of each candidate."""
-    return np.where(state == TIED, np.where(we_win[None, :], WE_BETTER, THEY_BETTER), state)
+class Grouped(NamedTuple):
+    """A list of (Low, High) best distances as its distinct pairs, with what comparing them
+    needs (:func:`compare`'s pieces and the opponent model's pick), computed once."""
+
+    sides: np.ndarray
+    """``(2, U)`` float: the distinct pairs, Low distances first."""
+    below: np.ndarray
+    """``(2, U)``: ``sides - TOL``."""
+    invalid: np.ndarray
+    """``(2, U)`` bool: no valid equation (an infinite distance)."""
+    pick: np.ndarray
+    """``(U,)``: :func:`opponent_pick` of each pair, were it an opponent's."""
+    weight: np.ndarray
+    """``(U,)`` int64: how many entries of the list each pair stands for."""
+    inverse: np.ndarray
+    """``(N,)`` int64: each entry's pair (``sides[:, inverse]`` is the list)."""
+
+    def take(self, columns: np.ndarray) -> Grouped:
+        """The pairs of ``columns`` (one entry each)."""
+        return Grouped(self.sides[:, columns], self.below[:, columns],
+                       self.invalid[:, columns], self.pick[columns],
+                       np.ones(columns.size, np.int64), np.arange(columns.size))
+
+
+def group(sides: np.ndarray, swing: bool, distinct: bool = True) -> Grouped:
+    """The distinct pairs of a list ``(2, N)`` of (Low, High) distances (with ``distinct``
+    False, or for one entry: the list as it is); ``swing``: the rules allow Swing (for the
+    pick)."""
+    n = sides.shape[1]
+    if n == 1 or not distinct:
+        weight, inverse = np.ones(n, np.int64), np.arange(n)
+    else:
+        pairs, inverse, weight = np.unique(sides.T, axis=0, return_inverse=True,
+                                           return_counts=True)
+        sides, inverse = np.ascontiguousarray(pairs.T), inverse.reshape(-1)
+    return Grouped(sides, sides - TOL, ~np.isfinite(sides),
+                   opponent_pick(sides[0], sides[1], swing), weight, inverse)
