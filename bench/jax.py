@@ -10,9 +10,10 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
 |-----------------|--------------------------------------------------------------------------|
 | ``numpy +obs``  | ``VectorGame``: ``action_masks()``, a uniform legal action, ``step()``,  |
 |                 | ``observe()`` of the player to act (``bench/vector.py``'s ``+obs``)      |
-| ``jax``         | ``jit(vmap(env.play))`` with a uniform legal action drawn in the same    |
-|                 | jit: a match that ended is restarted at the next step (which counts no   |
-|                 | decision for it); the state carries the acting player's observation      |
+| ``jax``         | ``jit(vmap(env.play_from_key))`` with a uniform legal action drawn in    |
+|                 | the same jit: a match that ended is restarted at the next step (which    |
+|                 | counts no decision for it), a deck drawn where a hand starts only (as    |
+|                 | ``step`` does); the state carries the acting player's observation        |
 | ``jax learner`` | ``JaxLearnerEnv`` with random opponents: learner steps/s (each one runs  |
 |                 | the opponents' decisions too)                                             |
 | ``pgx leduc``   | pgx's leduc_holdem, ``jit(vmap(step))``, restarted as pgx's auto_reset   |
@@ -51,7 +52,6 @@ from hilo_env.agents import sample_legal  # noqa: E402
 from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
 from hilo_env.equation_hilo import solver  # noqa: E402
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, random_policy  # noqa: E402
-from hilo_env.equation_hilo.jax_chance import deal  # noqa: E402
 from hilo_env.vector import VectorGame  # noqa: E402
 
 BATCHES = (1024, 4096, 16384, 65536)
@@ -91,17 +91,18 @@ def random_actions(state: object, key: jax.Array) -> jax.Array:
 
 
 def hilo_play(env: EquationHiLo) -> Callable:
-    """A jitted batch step of random play: ``env.play`` restarts the matches that ended in
-    the last step (their action is ignored) and steps the others, one deal loop for both;
+    """A jitted batch step of random play: ``env.play_from_key`` restarts the matches that
+    ended in the last step (their action is ignored) and steps the others, one deal loop for
+    both, a deck drawn from each game's key only where a hand starts (as ``step`` does);
     returns the state and how many decisions were taken."""
 
     @jax.jit
     def play(state: object, key: jax.Array) -> tuple[object, jax.Array]:
         act_key, deal_key = jax.random.split(key)
         batch = state.legal_action_mask.shape[0]
-        decks, seeds = jax.vmap(deal)(jax.random.split(deal_key, batch))
         new = state.terminated
-        state = jax.vmap(env.play)(state, random_actions(state, act_key), decks, seeds, new)
+        state = jax.vmap(env.play_from_key)(state, random_actions(state, act_key),
+                                            jax.random.split(deal_key, batch), new)
         return state, (~new).sum()
 
     return play

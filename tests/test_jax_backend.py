@@ -25,6 +25,7 @@ from hilo_env.equation_hilo.jax_backend import (  # noqa: E402
     EquationHiLo,
     check_rules,
     distance_ranks,
+    random_policy,
 )
 from hilo_env.equation_hilo.rules import ODD_CHIP_RULES, RuleSet  # noqa: E402
 from tests.conformance.jax_batch import FAST_COMPILE  # noqa: E402
@@ -77,6 +78,47 @@ def test_put_back_where_reshuffles_only_the_games_that_need_it() -> None:
                                       np.where(need[:, None], every, decks))
     one = jax.jit(C.put_back_where)(True, decks[0], draws[0], seeds[0], counts[0])
     np.testing.assert_array_equal(one, every[0])
+
+
+def test_deal_where_deals_as_deal_where_a_hand_is_needed_and_leaves_the_others() -> None:
+    """Under ``vmap`` (its batching rule: a few games at a time, gathered) the games that need
+    a hand get ``deal(key)`` bit for bit and the others keep their deck and seed; typed keys
+    too; and ``play_from_key`` (``step``'s transition), which deals lazily, plays as ``play``
+    given the eager deal, new hands and new matches (an auto-reset) alike."""
+    rng = np.random.default_rng(5)
+    games = 2 * C.DEAL_SHARE + 3
+    keys = jax.random.split(jax.random.PRNGKey(7), games)
+    decks = np.stack([rng.permutation(cards.DECK_SIZE) for _ in range(games)]).astype(np.int32)
+    seeds = C.hand_seed_words(rng.integers(0, 2**63, games, dtype=np.uint64))
+    dealt_decks, dealt_seeds = jax.vmap(C.deal)(keys)
+    batched = jax.jit(jax.vmap(C.deal_where))
+    for need in (np.zeros(games, bool), rng.random(games) < 0.05, rng.random(games) < 0.7,
+                 np.ones(games, bool)):
+        got_decks, got_seeds = batched(need, keys, decks, seeds)
+        np.testing.assert_array_equal(got_decks, np.where(need[:, None], dealt_decks, decks))
+        np.testing.assert_array_equal(got_seeds, np.where(need[:, None], dealt_seeds, seeds))
+    typed = jax.random.split(jax.random.key(7), games)
+    np.testing.assert_array_equal(batched(need, typed, decks, seeds)[0],
+                                  jax.vmap(C.deal)(typed)[0])
+    one = jax.jit(C.deal_where)(False, keys[0], decks[0], seeds[0])
+    np.testing.assert_array_equal(one[0], decks[0])
+
+    env = EquationHiLo("standard", hands_per_episode=3)
+    lazy = fast_jit(jax.vmap(env.play_from_key))
+    eager = fast_jit(jax.vmap(lambda s, a, k, new: env.play(s, a, *C.deal(k), new)))
+    state = fast_jit(jax.vmap(env.init))(keys)
+    hands = 0
+    for i in range(12):
+        step_keys = jax.random.split(jax.random.PRNGKey(100 + i), games)
+        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, step_keys)
+        got = lazy(state, actions, step_keys, state.terminated)
+        want = eager(state, actions, step_keys, state.terminated)
+        for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want),
+                        strict=True):
+            np.testing.assert_array_equal(a, b)
+        hands += int((got.hand_number != state.hand_number).sum())
+        state = got
+    assert hands > 0  # some hands were dealt lazily
 
 
 def test_a_deal_is_a_permutation_and_a_seed_below_two_to_the_63() -> None:

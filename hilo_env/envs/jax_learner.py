@@ -40,7 +40,6 @@ import jax.numpy as jnp
 from jax import lax
 
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, Policy, State, random_policy
-from hilo_env.equation_hilo.jax_chance import deal
 
 
 @jax.tree_util.register_dataclass
@@ -120,8 +119,9 @@ class JaxLearnerEnv:
             s, key, counted = c
             key, act_key, deal_key, seat_key = jax.random.split(key, 4)
             over = self._over(s.game, s.learner)
-            # one call of the backend's play: the opponent's step, or a new match where over
-            game = self.env.play(s.game, self._opponent(s, act_key), *deal(deal_key), over)
+            # one call of the backend's play: the opponent's step, or a new match where over;
+            # a deck is drawn from deal_key only where a hand starts
+            game = self.env.play_from_key(s.game, self._opponent(s, act_key), deal_key, over)
             chips = jnp.where(over, 0.0, game.rewards[s.learner])
             s = LearnerState(
                 game=game,

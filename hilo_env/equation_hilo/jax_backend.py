@@ -22,6 +22,8 @@ need not be installed):
 | ``hand_seed)``                          | (:func:`jax_chance.hand_seed_words`)            |
 | ``play(state, action, deck, hand_seed,``| both in one: a new match where ``new_match``,  |
 | ``new_match)``                          | else a step (auto-reset in one program)         |
+| ``play_from_key(state, action, key,``   | ``play`` with ``deal(key)``, drawn only where a |
+| ``new_match)``                          | hand starts (what ``step`` runs)                |
 | ``id``, ``version``, ``num_players``,   | ``"equation_hilo"``, ``"v0"``, the rule set's   |
 | ``num_actions``, ``observation_shape``  | sizes                                           |
 
@@ -41,8 +43,11 @@ is ``lax.while_loop``/``lax.switch`` and selects, never Python on traced values.
 a loop turns as often as the game of the batch that needs most, and a ``switch`` or ``cond``
 becomes a select of every branch, so the step is laid out for batches: the deal loop turns once
 per step of the schedule (a whole pass unrolled over the seats, or a betting round opened), a
-new match or hand sets only the fields it resets, and a card the rules send back is reshuffled
-(:func:`jax_chance.put_back_where`) for the games that need it only. Integers are int32
+new match or hand sets only the fields it resets, a card the rules send back is reshuffled
+(:func:`jax_chance.put_back_where`) for the games that need it only, and ``step`` and
+``play_from_key`` draw a deck from the key (:func:`jax_chance.deal_where`) only for the games
+whose hand ends (about one in ten per step): the same key deals the same hand as
+``jax_chance.deal``, so chance stays data and results do not change. Integers are int32
 (JAX's default); the solver's float64 distances enter the showdown as their ranks among the
 table's distinct distances (:func:`distance_ranks`), so float32 decides every tie exactly as
 float64 does.
@@ -283,7 +288,7 @@ class EquationHiLo:
         if key is None:
             raise TypeError("step needs a key: a hand that ends is dealt again from it (or "
                             "use step_with_deal)")
-        return self.step_with_deal(state, action, *jax_chance.deal(key))
+        return self.play_from_key(state, action, key, jnp.bool_(False))
 
     def observe(self, state: State, player: jax.Array | None = None) -> jax.Array:
         """(observation_size,) float32: what ``player`` (the acting seat by default) knows,
@@ -309,6 +314,22 @@ class EquationHiLo:
         whose first hand is ``deck`` and ``hand_seed`` (``state`` gives only shapes, ``action``
         is ignored); elsewhere ``step_with_deal``. One compiled program can so deal new
         matches into a batch (an auto-reset) without a second copy of the deal loop."""
+        return self._play(state, action, new_match, lambda need: (deck, hand_seed))
+
+    def play_from_key(self, state: State, action: jax.Array, key: jax.Array,
+                      new_match: jax.Array) -> State:
+        """:meth:`play` with the next hand dealt from ``key`` (as :func:`jax_chance.deal`
+        deals it) only where one is needed: under ``vmap`` the games whose hand goes on draw
+        no deck (:func:`jax_chance.deal_where`), so this is ``play(state, action,
+        *deal(key), new_match)`` at a fraction of the cost."""
+        return self._play(state, action, new_match, lambda need: jax_chance.deal_where(
+            need, key, state.deck, state.hand_seed))
+
+    def _play(self, state: State, action: jax.Array, new_match: jax.Array,
+              chance: Callable[[jax.Array], tuple[jax.Array, jax.Array]]) -> State:
+        """:meth:`play`, the next hand ``chance(need)``: a deck and seed, used where a new
+        hand starts (``need``; elsewhere anything of their shapes), so that it may be drawn
+        there only."""
         action = jnp.asarray(action, I32)
         legal = state.legal_action_mask[jnp.clip(action, 0, self._num_actions - 1)] \
             & (action >= 0) & (action < self._num_actions)
@@ -318,11 +339,12 @@ class EquationHiLo:
         s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
                            (self._bet, self._discard, self._declare), s, action)
         again = (s.hand_over & ~s.match_over) | new_match
-        s = self._new_hand(s, deck, hand_seed, new_match, again)
+        stays = state.terminated & ~new_match
+        # a game whose step is thrown away below (illegal, or terminal) needs no new hand
+        s = self._new_hand(s, *chance(again & (legal | new_match) & ~stays), new_match, again)
         s = self._finish(self._advance(s.replace(hand_over=s.hand_over & ~new_match),
                                        go | again), actor)
         s = _select(legal | new_match, s, self._illegal(state, actor))
-        stays = state.terminated & ~new_match
         return _select(stays, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
 
     # ---- the state ----------------------------------------------------------------------------
