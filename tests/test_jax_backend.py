@@ -121,6 +121,18 @@ def test_deal_where_deals_as_deal_where_a_hand_is_needed_and_leaves_the_others()
     assert hands > 0  # some hands were dealt lazily
 
 
+def test_random_policy_draws_each_legal_action_alike() -> None:
+    mask = np.zeros(A.num_actions(100), bool)
+    mask[[0, 5, 10, 11, 12, 50, mask.size - 1]] = True  # block edges of its count
+    draws = 35_000
+    got = np.asarray(jax.jit(jax.vmap(random_policy, (None, None, 0)))(
+        None, mask, jax.random.split(jax.random.PRNGKey(8), draws)))
+    counts = np.bincount(got, minlength=mask.size)
+    assert counts[~mask].sum() == 0
+    expected = draws / mask.sum()
+    assert (np.abs(counts[mask] - expected) < 5 * np.sqrt(expected)).all()
+
+
 def test_a_deal_is_a_permutation_and_a_seed_below_two_to_the_63() -> None:
     deck, seed = C.deal(jax.random.PRNGKey(3))
     assert sorted(np.asarray(deck).tolist()) == list(range(cards.DECK_SIZE))

@@ -683,8 +683,25 @@ Policy = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
 vmap it for a batch)."""
 
 
+RANDOM_BLOCK = 11
+""":func:`random_policy` counts legal actions in blocks of this many."""
+
+
 def random_policy(observation: jax.Array, legal_action_mask: jax.Array,
                   key: jax.Array) -> jax.Array:
-    """A uniformly random legal action."""
-    logits = jnp.where(legal_action_mask, 0.0, -jnp.inf)
-    return jax.random.categorical(key, logits).astype(I32)
+    """A uniformly random legal action: the ``r``-th legal one, ``r`` uniform below their
+    count (one ``randint``, where ``jax.random.categorical`` draws a Gumbel per action).
+
+    The ``r``-th is found by counts per block of :data:`RANDOM_BLOCK` actions, then within
+    its block: XLA's cumulative sum on the CPU costs more the longer the axis, and one over
+    all 109 actions of the standard rules took most of the draw (at batch 16,384: 40 ms a
+    categorical, 12 ms one cumulative sum, 2 ms by blocks)."""
+    mask = legal_action_mask.astype(I32)
+    blocks = -(-mask.shape[0] // RANDOM_BLOCK)
+    mask = jnp.pad(mask, (0, blocks * RANDOM_BLOCK - mask.shape[0])).reshape(blocks, -1)
+    through = jnp.cumsum(mask.sum(1))  # legal actions up to each block's end
+    r = jax.random.randint(key, (), 0, through[-1])
+    block = (through <= r).sum()
+    before = jnp.where(block > 0, through[jnp.maximum(block - 1, 0)], 0)
+    within = (jnp.cumsum(mask[jnp.minimum(block, blocks - 1)]) <= r - before).sum()
+    return (block * RANDOM_BLOCK + within).astype(I32)
