@@ -154,11 +154,11 @@ def read_observations(observations: np.ndarray, rules: RuleSet,
     if obs.ndim != 2:
         raise ValueError(f"observations must be 2-D (B, D), got shape {obs.shape}")
 
-    scaled = np.rint(obs * stack).astype(np.int64)
-
-    def chips(name: str) -> list[list[int]]:
-        return scaled[:, where[name]].tolist()
-
+    chip_fields = ("stacks", "wagers", "round_wagers", "pot", "cap", "to_call")
+    columns = np.concatenate([np.arange(where[f].start, where[f].stop) for f in chip_fields])
+    chips = np.rint(obs[:, columns] * stack).astype(np.int64).tolist()
+    bounds = np.cumsum([0] + [where[f].stop - where[f].start for f in chip_fields]).tolist()
+    at = dict(zip(chip_fields, bounds, strict=False))
     phases = _first_hot(obs[:, where["phase"]])
     hiddens = _first_hot(obs[:, where["hidden"]])
     rounds = _first_hot(obs[:, where["betting_round"]])
@@ -167,8 +167,6 @@ def read_observations(observations: np.ndarray, rules: RuleSet,
     solver_rows = obs[:, where["solver"]].tolist()
     roots = np.rint(obs[:, where["roots"]] * 3).astype(np.int64).tolist()
     in_hand = (obs[:, where["in_hand"]] > 0.5).tolist()
-    stacks, wagers, round_wagers = chips("stacks"), chips("wagers"), chips("round_wagers")
-    pots, caps, to_calls = chips("pot"), chips("cap"), chips("to_call")
     face_up: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(b)]
     up = obs[:, where["face_up"]].reshape(b, n, cards.DECK_SIZE)
     for row, slot, card in zip(*(i.tolist() for i in np.nonzero(up)), strict=True):
@@ -181,15 +179,18 @@ def read_observations(observations: np.ndarray, rules: RuleSet,
         if sol[0] > 0.5:
             low = sol[2] * DISTANCE_SCALE if sol[1] > 0.5 else float("inf")
             high = sol[4] * DISTANCE_SCALE if sol[3] > 0.5 else float("inf")
-        rnd, phase = rounds[i], phases[i]
+        rnd, phase, row = rounds[i], phases[i], chips[i]
         views.append(TableView(
             phase=Phase(phase) if phase >= 0 else -1,
             hidden=hiddens[i],
             face_up=tuple(tuple(f) for f in face_up[i]),
             operators=tuple(_operator_string(tuple(row)) for row in ops[i]),
-            roots=tuple(roots[i]), in_hand=tuple(in_hand[i]), stacks=tuple(stacks[i]),
-            wagers=tuple(wagers[i]), round_wager=round_wagers[i][rnd * n] if rnd >= 0 else 0,
-            betting_round=rnd, pot=pots[i][0], cap=caps[i][0], to_call=to_calls[i][0],
+            roots=tuple(roots[i]), in_hand=tuple(in_hand[i]),
+            stacks=tuple(row[at["stacks"]:at["stacks"] + n]),
+            wagers=tuple(row[at["wagers"]:at["wagers"] + n]),
+            round_wager=row[at["round_wagers"] + rnd * n] if rnd >= 0 else 0,
+            betting_round=rnd, pot=row[at["pot"]], cap=row[at["cap"]],
+            to_call=row[at["to_call"]],
             low_distance=low, high_distance=high, up_deals=up_deals,
         ))
     return views

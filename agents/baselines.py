@@ -147,7 +147,7 @@ class HeuristicAgent(Agent):
                  pot_equity: float = 0.72, shove_equity: float = 0.85,
                  call_margin: float = 0.02) -> None:
         super().__init__(rules, seed)
-        self.estimator = Estimator(rules)
+        self.estimator = Estimator.shared(rules)
         self._recent: dict[tuple, np.ndarray] = {}
         self.raise_equity, self.pot_equity = raise_equity, pot_equity
         self.shove_equity, self.call_margin = shove_equity, call_margin

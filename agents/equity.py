@@ -50,6 +50,8 @@ UNIFORM_MIX = 0.15
 _MAX_DRAWS = 12
 _OPSET_ID = {o: i for i, o in enumerate(solver.OPSETS)}
 _CACHE_LIMIT = 200_000
+_SHARED: dict[tuple[RuleSet, int], Estimator] = {}
+"""The estimators of :meth:`Estimator.shared`, by rule set and sample count."""
 
 
 _STATE_DISTANCES = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.0, math.inf],
@@ -97,17 +99,29 @@ def compare(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     """Side states of every pair: ``ours`` ``(..., K)`` against ``theirs`` ``(..., J)`` ->
     ``(..., K, J)`` (leading axes broadcast: both sides of a hand in one call)."""
     d, e = ours[..., :, None], theirs[..., None, :]
-    return _states(d, d - TOL, ~np.isfinite(d), e, e - TOL, ~np.isfinite(e))
+    return _states(d, d - TOL, _offset(d), e, e - TOL, _offset(e))
 
 
-def _states(d: np.ndarray, d_below: np.ndarray, d_invalid: np.ndarray,
-            e: np.ndarray, e_below: np.ndarray, e_invalid: np.ndarray) -> np.ndarray:
+def _offset(distances: np.ndarray) -> np.ndarray:
+    """:data:`TIED` for a valid distance, ``TIED + 3`` for none (``inf``): the state of a
+    comparison before its winner is known (see :func:`_states`)."""
+    return np.where(np.isfinite(distances), TIED, TIED + 3)
+
+
+def _states(d: np.ndarray, d_below: np.ndarray, d_offset: np.ndarray,
+            e: np.ndarray, e_below: np.ndarray, e_offset: np.ndarray) -> np.ndarray:
     """:func:`compare` of distances ``d`` against ``e`` (broadcast together), given each
-    less :data:`TOL` and where each is infinite (the pieces a cached distribution keeps)."""
-    better, worse = d < e_below, e < d_below  # an infinite side: only one of these holds
-    # both valid: WE_BETTER 0, THEY_BETTER 1, TIED 2; else ONLY_WE 3, ONLY_THEY 4, NEITHER 5,
-    # which is the same arithmetic plus 3 (inf < inf fails both ways: TIED + 3 = NEITHER)
-    return TIED + 3 * (d_invalid | e_invalid) - 2 * better - worse
+    less :data:`TOL` and its :func:`_offset` (the pieces a cached distribution keeps).
+
+    Both valid: ``TIED`` less 2 when we are better, less 1 when they are (WE_BETTER 0,
+    THEY_BETTER 1, TIED 2). Else the same arithmetic plus 3, which an infinite side's offset
+    brings: only we are valid 3, only they are 4, neither 5 (inf < inf fails both ways)."""
+    state = np.maximum(d_offset, e_offset)
+    better = d < e_below
+    state -= better
+    state -= better
+    state -= e < d_below
+    return state
 
 
 def opponent_pick(low: np.ndarray, high: np.ndarray, swing: bool) -> np.ndarray:
@@ -121,7 +135,22 @@ def opponent_pick(low: np.ndarray, high: np.ndarray, swing: bool) -> np.ndarray:
 
 
 class Estimator:
-    """Best-distance distributions of partly known hands under one rule set, cached."""
+    """Best-distance distributions of partly known hands under one rule set, cached.
+
+    Everything it caches depends only on the cards asked about (samples are seeded by the hand
+    itself), so agents of one rule set may share one: :meth:`shared`.
+    """
+
+    @classmethod
+    def shared(cls, rules: RuleSet, samples: int = NUM_SAMPLES) -> Estimator:
+        """The process's one estimator of ``rules``: every heuristic-style agent of a rule
+        set fills and reads the same caches (a training pool holds several such opponents,
+        a table of heuristics one per seat)."""
+        key = (rules, samples)
+        got = _SHARED.get(key)
+        if got is None:
+            got = _SHARED[key] = cls(rules, samples)
+        return got
 
     def __init__(self, rules: RuleSet, samples: int = NUM_SAMPLES) -> None:
         self.rules = rules
@@ -355,9 +384,9 @@ class Estimator:
     @staticmethod
     def _states(theirs: Grouped, own: Grouped) -> np.ndarray:
         """:func:`compare` of our pairs against theirs, both sides: ``(2, J, K)``."""
-        return _states(own.sides[:, None, :], own.below[:, None, :], own.invalid[:, None, :],
+        return _states(own.sides[:, None, :], own.below[:, None, :], own.offset[:, None, :],
                        theirs.sides[:, :, None], theirs.below[:, :, None],
-                       theirs.invalid[:, :, None])
+                       theirs.offset[:, :, None])
 
     def shares(self, view: TableView, ops: str | None = None,
                rng: np.random.Generator | None = None) -> np.ndarray:
@@ -379,10 +408,12 @@ class Estimator:
         else:
             theirs = self._field(view, opponents, rng or np.random.default_rng(0))
             states, weight, total = self._states(theirs, own), None, self.samples
-        index = (theirs.pick * (NUM_STATES * NUM_STATES))[:, None] + states[0] * NUM_STATES
+        index = states[0] * NUM_STATES  # (J, K): the table entry of each pair of pairs
         index += states[1]
-        k, width = own.sides.shape[1], self._table_t.shape[0]
-        flat = (index + np.arange(0, k * width, width)).ravel()
+        index += theirs.block[:, None]
+        index += own.rows  # and our pair's row of counts
+        k, width = own.rows.size, _WIDTH
+        flat = index.ravel()
         if weight is None:
             counts = np.bincount(flat, minlength=k * width)
         else:  # whole numbers of hands: exact in float64, back to the unweighted dtype
@@ -397,27 +428,36 @@ class Estimator:
 
 
 class Grouped(NamedTuple):
-    """A list of (Low, High) best distances as its distinct pairs, with what comparing them
-    needs (:func:`compare`'s pieces and the opponent model's pick), computed once."""
+    """A list of (Low, High) best distances as its distinct pairs, with the pieces comparing
+    them needs (:func:`_states`' and the share table's), computed once."""
 
     sides: np.ndarray
     """``(2, U)`` float: the distinct pairs, Low distances first."""
     below: np.ndarray
     """``(2, U)``: ``sides - TOL``."""
-    invalid: np.ndarray
-    """``(2, U)`` bool: no valid equation (an infinite distance)."""
-    pick: np.ndarray
-    """``(U,)``: :func:`opponent_pick` of each pair, were it an opponent's."""
+    offset: np.ndarray
+    """``(2, U)`` int64: :func:`_offset` of each distance."""
+    block: np.ndarray
+    """``(U,)`` int64: where the share table's entries for each pair, were it an opponent's,
+    begin: :func:`opponent_pick` times the 36 pairs of side states."""
+    rows: np.ndarray
+    """``(U,)`` int64: where each pair's counts begin, were it ours (a table row apart)."""
     weight: np.ndarray
     """``(U,)`` int64: how many entries of the list each pair stands for."""
     inverse: np.ndarray
     """``(N,)`` int64: each entry's pair (``sides[:, inverse]`` is the list)."""
 
     def take(self, columns: np.ndarray) -> Grouped:
-        """The pairs of ``columns`` (one entry each)."""
+        """The pairs of ``columns``, each standing for one entry."""
         return Grouped(self.sides[:, columns], self.below[:, columns],
-                       self.invalid[:, columns], self.pick[columns],
+                       self.offset[:, columns], self.block[columns], self.rows[columns],
                        np.ones(columns.size, np.int64), np.arange(columns.size))
+
+
+_BLOCK = NUM_STATES * NUM_STATES
+"""Share table entries per opponent pick: one per pair of side states."""
+_WIDTH = NUM_DECLARATIONS * _BLOCK
+"""Share table entries per declaration of ours (``Estimator._table_t`` rows)."""
 
 
 def group(sides: np.ndarray, swing: bool, distinct: bool = True) -> Grouped:
@@ -431,5 +471,6 @@ def group(sides: np.ndarray, swing: bool, distinct: bool = True) -> Grouped:
         pairs, inverse, weight = np.unique(sides.T, axis=0, return_inverse=True,
                                            return_counts=True)
         sides, inverse = np.ascontiguousarray(pairs.T), inverse.reshape(-1)
-    return Grouped(sides, sides - TOL, ~np.isfinite(sides),
-                   opponent_pick(sides[0], sides[1], swing), weight, inverse)
+    return Grouped(sides, sides - TOL, _offset(sides),
+                   opponent_pick(sides[0], sides[1], swing) * _BLOCK,
+                   np.arange(sides.shape[1]) * _WIDTH, weight, inverse)

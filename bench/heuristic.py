@@ -28,6 +28,7 @@ import numpy as np
 
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import HeuristicAgent, sample_legal
+from hilo_env.agents.equity import Estimator
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.vector import VectorGame
 
@@ -79,6 +80,10 @@ def replay(trace: Trace, make: AgentFactory = HeuristicAgent, warmup: Trace | No
     With ``warmup``, they answer that trace first, untimed (their caches then hold what a
     while of play puts there, as for an opponent some way into training)."""
     agents = [make(trace.rules, seat) for seat in range(trace.rules.num_players)]
+    estimator = Estimator(trace.rules)  # as a new process's Estimator.shared: empty caches
+    for agent in agents:
+        if isinstance(getattr(agent, "estimator", None), Estimator):
+            agent.estimator = estimator
     for seat, obs, masks in warmup.batches if warmup is not None else ():
         agents[seat].act_batch(obs, masks)
     seconds, actions = 0.0, []
@@ -112,6 +117,9 @@ def main() -> None:
                 from pyinstrument import Profiler
 
                 agents = [HeuristicAgent(rules, seat) for seat in range(players)]
+                estimator = Estimator(rules)  # empty caches, as replay's
+                for agent in agents:
+                    agent.estimator = estimator
                 for seat, obs, masks in warmup.batches if warmup is not None else ():
                     agents[seat].act_batch(obs, masks)
                 with Profiler(interval=0.0005) as prof:
