@@ -134,7 +134,8 @@ def read_observation(observation: np.ndarray, rules: RuleSet,
 def _first_hot(block: np.ndarray) -> list[int]:
     """Per row of a 2-D block, the index of its first nonzero entry, -1 for none."""
     hot = block != 0
-    return np.where(hot.any(axis=1), hot.argmax(axis=1), -1).tolist()
+    found = np.logical_or.reduce(hot, axis=1).tolist()  # hot.any without its Python wrapper
+    return [i if f else -1 for i, f in zip(hot.argmax(axis=1).tolist(), found, strict=True)]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -155,10 +156,10 @@ def read_observations(observations: np.ndarray, rules: RuleSet,
         raise ValueError(f"observations must be 2-D (B, D), got shape {obs.shape}")
 
     chip_fields = ("stacks", "wagers", "round_wagers", "pot", "cap", "to_call")
-    columns = np.concatenate([np.arange(where[f].start, where[f].stop) for f in chip_fields])
-    chips = np.rint(obs[:, columns] * stack).astype(np.int64).tolist()
-    bounds = np.cumsum([0] + [where[f].stop - where[f].start for f in chip_fields]).tolist()
-    at = dict(zip(chip_fields, bounds, strict=False))
+    lo = min(where[f].start for f in chip_fields)  # one slice holds them all
+    chips = np.rint(obs[:, lo:max(where[f].stop for f in chip_fields)] * stack)
+    chips = chips.astype(np.int64).tolist()
+    at = {f: where[f].start - lo for f in chip_fields}
     phases = _first_hot(obs[:, where["phase"]])
     hiddens = _first_hot(obs[:, where["hidden"]])
     rounds = _first_hot(obs[:, where["betting_round"]])

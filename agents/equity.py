@@ -325,18 +325,20 @@ class Estimator:
                    ) -> tuple[np.ndarray, np.ndarray]:
         """Per candidate hidden card of the opponent: do we win a Low tie, a High tie?"""
         ours = np.array([view.numbers(0)])
-        visible = np.array(view.numbers(slot), dtype=np.int64)
-        theirs = np.concatenate([np.broadcast_to(visible, (candidates.size, visible.size)),
-                                 candidates[:, None]], axis=1)
+        visible = view.numbers(slot)
+        theirs = np.empty((candidates.size, len(visible) + 1), dtype=np.int64)
+        theirs[:, :-1] = visible
+        theirs[:, -1] = candidates
         low_won, high_won = (tiebreak_rank(ours, self.rules.tiebreak)
                              > tiebreak_rank(theirs, self.rules.tiebreak))
         return low_won, high_won
 
     def _heads_up(self, view: TableView, slot: int, own: Grouped
-                  ) -> tuple[Grouped, np.ndarray, int]:
-        """Against the one opponent in ``slot``: its hands as columns, the side states
-        ``(2, J, K)`` of each column against each of our pairs, and how many hands it may hold
-        in all (the columns' weights add up to that).
+                  ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
+        """Against the one opponent in ``slot``, per column of its possible hands: where its
+        entries of the share table begin (:attr:`Grouped.block`), how many hands the column
+        stands for (None: one each), the side states ``(2, J, K)`` against each of our pairs;
+        and how many hands it may hold in all.
 
         Columns are what the states depend on: the values of its hidden card (exact case,
         weighted by the unseen cards of each) or its distinct sampled pairs; one per
@@ -346,19 +348,19 @@ class Estimator:
         ops, roots = view.operators[slot], view.roots[slot]
         if up_left > 0:
             theirs = self.grouped(values, ops, roots, multiplies, up_left, hidden_unknown=True)
-            return theirs, self._states(theirs, own), theirs.inverse.size
+            return theirs.block, theirs.weight, self._states(theirs, own), theirs.inverse.size
         unseen = self._unseen(view)
         by_value = self._by_value(values, ops, roots)
         vals = unseen // cards.NUM_SUITS
         count = np.bincount(vals, minlength=cards.NUM_VALUES)
         states = self._states(by_value, own)
         if own.inverse.size > 1 or not count[(states == TIED).any(axis=(0, 2))].any():
-            return by_value._replace(weight=count), states, unseen.size
-        theirs = by_value.take(vals)
+            return by_value.block, count, states, unseen.size
+        states = states[:, vals]  # per candidate card: its value's states, then tie-breaks
         won = np.stack(self._tiebreaks(view, slot, unseen))[:, :, None]
-        states = self._states(theirs, own)
-        return theirs, np.where(states == TIED, np.where(won, WE_BETTER, THEY_BETTER),
-                                states), unseen.size
+        return (by_value.block[vals], None,
+                np.where(states == TIED, np.where(won, WE_BETTER, THEY_BETTER), states),
+                unseen.size)
 
     def _field(self, view: TableView, opponents: list[int], rng: np.random.Generator
                ) -> Grouped:
@@ -403,14 +405,14 @@ class Estimator:
         if not opponents:
             return np.ones((own.inverse.size, NUM_DECLARATIONS))
         if len(opponents) == 1:
-            theirs, states, total = self._heads_up(view, opponents[0], own)
-            weight = theirs.weight
+            block, weight, states, total = self._heads_up(view, opponents[0], own)
         else:
             theirs = self._field(view, opponents, rng or np.random.default_rng(0))
-            states, weight, total = self._states(theirs, own), None, self.samples
+            block, weight, total = theirs.block, None, self.samples
+            states = self._states(theirs, own)
         index = states[0] * NUM_STATES  # (J, K): the table entry of each pair of pairs
         index += states[1]
-        index += theirs.block[:, None]
+        index += block[:, None]
         index += own.rows  # and our pair's row of counts
         k, width = own.rows.size, _WIDTH
         flat = index.ravel()
@@ -446,12 +448,6 @@ class Grouped(NamedTuple):
     """``(U,)`` int64: how many entries of the list each pair stands for."""
     inverse: np.ndarray
     """``(N,)`` int64: each entry's pair (``sides[:, inverse]`` is the list)."""
-
-    def take(self, columns: np.ndarray) -> Grouped:
-        """The pairs of ``columns``, each standing for one entry."""
-        return Grouped(self.sides[:, columns], self.below[:, columns],
-                       self.offset[:, columns], self.block[columns], self.rows[columns],
-                       np.ones(columns.size, np.int64), np.arange(columns.size))
 
 
 _BLOCK = NUM_STATES * NUM_STATES

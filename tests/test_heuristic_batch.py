@@ -1,4 +1,4 @@
-"""The heuristic's batched path decides exactly as its one-row path.
+"""The heuristic's (and the caller's) batched path decides exactly as its one-row path.
 
 ``HeuristicAgent.act_batch`` decodes a whole batch at once (``read_observations``) and its
 equity counts distinct distance pairs instead of every completion; neither may change a
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hilo_env.agents.base import read_observation, read_observations
-from hilo_env.agents.baselines import HeuristicAgent, sample_legal
+from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, sample_legal
 from hilo_env.agents.gauntlet import factory
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.vector import VectorGame
@@ -55,10 +55,10 @@ def test_batched_heuristic_decides_as_one_row_at_a_time(preset, players):
     assert decisions == 2 * 24 * 48
 
 
-def test_gauntlet_players_batch_as_they_play_one_row():
+def test_gauntlet_players_and_caller_batch_as_they_play_one_row():
     rules = RuleSet.preset("standard", num_players=3)
-    for name in ("bluffer", "swinger", "trapper"):
-        for _, _, _, got, one in play(rules, 12, 7, True, factory(name)):
+    for make in (factory("bluffer"), factory("swinger"), factory("trapper"), CallerAgent):
+        for _, _, _, got, one in play(rules, 12, 7, True, make):
             assert got.tolist() == one
 
 
