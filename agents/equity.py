@@ -366,21 +366,27 @@ class Estimator:
                ) -> Grouped:
         """The opponents as one field of :attr:`samples` entries: each entry the best of one
         random hand of each (a hidden value of an unseen card, or a sampled completion),
-        drawn from ``rng`` opponent by opponent."""
+        drawn from ``rng`` opponent by opponent.
+
+        The draws are one call with a bound per opponent: NumPy draws broadcast bounds
+        element by element in row order, the numbers of one call per opponent in turn."""
         unseen_values = self._unseen(view) // cards.NUM_SUITS
-        field = np.full((2, self.samples), np.inf)
+        hands, columns = [], []
         for slot in opponents:
             values, multiplies, up_left = self._hand(view, slot)
             ops, roots = view.operators[slot], view.roots[slot]
             if up_left == 0:  # per unseen card: its value's column
-                hands = self._by_value(values, ops, roots)
-                columns = unseen_values
+                hands.append(self._by_value(values, ops, roots))
+                columns.append(unseen_values)
             else:  # per sampled completion: its pair's column
-                hands = self.grouped(values, ops, roots, multiplies, up_left,
-                                     hidden_unknown=True)
-                columns = hands.inverse
-            pick = rng.integers(0, columns.size, self.samples)
-            field = np.minimum(field, hands.sides.take(columns[pick], axis=1))
+                hands.append(self.grouped(values, ops, roots, multiplies, up_left,
+                                          hidden_unknown=True))
+                columns.append(hands[-1].inverse)
+        sizes = np.array([c.size for c in columns])[:, None]
+        picks = rng.integers(0, sizes, (len(opponents), self.samples))
+        field = hands[0].sides.take(columns[0][picks[0]], axis=1)
+        for hand, column, pick in zip(hands[1:], columns[1:], picks[1:], strict=True):
+            field = np.minimum(field, hand.sides.take(column[pick], axis=1))
         return group(field, self.rules.swing, distinct=False)
 
     @staticmethod

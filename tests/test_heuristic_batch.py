@@ -74,3 +74,15 @@ def test_read_observations_reads_each_row_as_read_observation():
         game.step(sample_legal(game.action_masks(), rng))
     with pytest.raises(ValueError, match="2-D"):
         read_observations(obs[0], rules)
+
+
+def test_one_draw_with_a_bound_per_row_is_the_draws_row_by_row():
+    """The field of 3+ players draws every opponent's hands in one call (equity._field): the
+    same numbers, and the same generator state after, as one call per opponent."""
+    for seed in range(20):
+        sizes = np.random.default_rng(seed + 100).integers(1, 70, 5)
+        one, rows = np.random.default_rng(seed), np.random.default_rng(seed)
+        together = one.integers(0, sizes[:, None], (sizes.size, 64))
+        apart = np.stack([rows.integers(0, s, 64) for s in sizes])
+        assert (together == apart).all()
+        assert one.random() == rows.random()
