@@ -9,7 +9,7 @@ CPU (JAX, ``jit(vmap(step))`` with auto-reset, compile excluded). Each figure is
 | column          | what is timed per batch step                                           |
 |-----------------|------------------------------------------------------------------------|
 | ``step+mask``   | ``action_masks()``, a uniform legal action per game, ``step()`` (checked) |
-| ``+obs``        | the same, plus ``observe()`` of the player to act (float32, 236 values)  |
+| ``+obs``        | the same, plus ``observe()`` of the player to act (float32, 240 values)  |
 | ``env learner`` | ``HiLoVectorEnv`` (learner and opponents random): learner steps/s, and   |
 | ``env all``     | all decisions/s (learner and opponents), observations included          |
 
