@@ -188,17 +188,16 @@ def deal_where(need: jax.Array, key: jax.Array, deck: jax.Array,
 
     Under ``vmap`` only the games that need a hand (theirs ended, or a new match) are dealt
     (:func:`compact_where`, :data:`DEAL_SHARE` of the batch at a time): a deal is a sort of
-    52 random keys (about 4 µs a game on the CPU, 70 ms at batch 16,384: most of a batch
-    step when every game draws one), while about one game in eight starts a hand at a step
-    of random play under the standard rules."""
+    52 random keys, most of a batch step when every game draws one, while about one game in
+    eight starts a hand at a step of random play under the standard rules."""
     new_deck, new_seed = deal(key)
     return jnp.where(need, new_deck, deck), jnp.where(need, new_seed, hand_seed)
 
 
 DEAL_SHARE = 32
 """The batching rule of :func:`deal_where` deals up to ``batch // DEAL_SHARE`` games per turn
-of its loop (and loops while games are left): at batch 16,384 with one game in eight to deal,
-12.5 ms at 32 (5 turns), 17 ms at 8 (2 turns, the second mostly empty), 15 ms at 128."""
+of its loop (and loops while games are left); measured on the CPU against 8 and 128 (the
+figures are in the commit that chose it)."""
 
 
 @deal_where.def_vmap
