@@ -483,8 +483,8 @@ class VectorGame:
         self.state.declarations.reshape(-1)[cols] = -1
         self.state.acted.reshape(-1)[cols] = False
         for per_round in (self.state.round_wagers, self.state.round_raises):
-            for rw in per_round:
-                rw.reshape(-1)[cols] = 0
+            for row in per_round:
+                row.reshape(-1)[cols] = 0
         stacks = self.state.stacks.take(g, axis=1)
         cap = np.where(live, stacks, _BIG).min(0)
         self.state.cap[g] = cap
@@ -714,19 +714,18 @@ class VectorGame:
             wagers = self.state.wagers.reshape(-1)
             high = self.state.wagers.take(gm, axis=1).max(0)
             total = np.where(am == A.CALL, high, am - (A.FIRST_RAISE - 1))
+            ri = self.state.round.take(gm) * (self.num_players * N) + fm  # (round, seat, game)
             raised = (am >= A.FIRST_RAISE).nonzero()[0]
             if raised.size:
                 acted[self._cols(gm[raised])] = False
                 acted[fm[raised]] = True
+                self.state.round_raises.reshape(-1)[ri[raised]] += 1
             chips = total - wagers.take(fm)
             wagers[fm] = total
             stacks = self.state.stacks.reshape(-1)
             stacks[fm] = stacks.take(fm) - chips
             rw = self.state.round_wagers.reshape(-1)
-            ri = self.state.round.take(gm) * (self.num_players * N) + fm
             rw[ri] = rw.take(ri) + chips
-            if raised.size:
-                self.state.round_raises.reshape(-1)[ri[raised]] += 1
         if any_fold:
             fi = fold.nonzero()[0]
             alone = self.state.in_hand.take(g[fi], axis=1).sum(0) == 1
