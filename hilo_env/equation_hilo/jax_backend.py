@@ -77,7 +77,7 @@ from hilo_env.equation_hilo.batch_state import MINUS, NUM_OPERATOR_KINDS, PLUS, 
 from hilo_env.equation_hilo.engine import BASE_OPERATORS, Phase
 from hilo_env.equation_hilo.observation import MAX_ROOTS_SCALE, layout, solver_slices
 from hilo_env.equation_hilo.rules import BET, DEAL_STEPS, HIDDEN, RuleSet, resolve
-from hilo_env.equation_hilo.showdown import NO_SEAT, split_pot, tiebreak_rank
+from hilo_env.equation_hilo.showdown import NO_SEAT, seat_orders, split_pot, tiebreak_rank
 
 I32 = jnp.int32
 DECK = cards.DECK_SIZE
@@ -235,12 +235,12 @@ class EquationHiLo:
         self._num_actions = A.num_actions(r.max_cap)
         self.layout = layout(r)
         self._obs_size = self.layout["hands_left"].stop
-        seats = np.arange(n)
         # order[b, p]: the seat at position p from the left of dealer b (p = n: NO_SEAT);
         # position[b, seat]: a seat's position from the left of dealer b.
-        self._order = np.concatenate([(seats[:, None] + 1 + seats) % n,
-                                      np.full((n, 1), NO_SEAT)], axis=1).astype(np.int32)
-        self._position = ((seats[None, :] - seats[:, None] - 1) % n).astype(np.int32)
+        orders = seat_orders(n)
+        self._order = np.concatenate([orders, np.full((n, 1), NO_SEAT)],
+                                     axis=1).astype(np.int32)
+        self._position = np.argsort(orders, axis=1).astype(np.int32)
         self._steps = np.array([DEAL_STEPS.index(s) for s in r.deal], np.int32)
         self._distances = distance_ranks(r.integer_results)
         self._solver_slices = solver_slices(r.integer_results)
@@ -485,7 +485,7 @@ class EquationHiLo:
         stopped = jnp.bool_(False)
         position = jnp.where(start < n, n, start)
         for q in range(n):
-            seat = (s.button + 1 + q) % n
+            seat = jnp.asarray(self._order)[s.button, q]
             live = (q >= start) & s.in_hand[seat] & ~stopped
             s, times = self._deal_card(s, seat, live, hidden)
             s = s.replace(phase=jnp.where(times, DISCARD_PHASE, s.phase),
