@@ -20,6 +20,9 @@
     A lower bound on an agent's exploitability from a trained best response
     (``training.exploit``); on rules OpenSpiel can enumerate, the exact NashConv
     (``envs.openspiel_policy``).
+``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
+    A PSRO-style loop: agents trained against their past selves and best responses to them,
+    with each agent's exploitability bound (``training.population``).
 
 ``hilo --version``
     The installed version of hilo_env.
@@ -214,6 +217,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start the response from a trained model's weights: ppo or "
                         "ppo:PATH (default: fresh weights)")
     p.set_defaults(func=_cmd_exploit)
+
+    p = sub.add_parser("population", help="agents trained against a population of past "
+                                          "agents and best responses (PSRO-style)",
+                       description="From a start agent, in turn: train a best response to the "
+                                   "agent (as hilo exploit AGENT --start AGENT --decisions N "
+                                   "does) and record its bound, add both to the population, "
+                                   "and train the next agent from the current one's weights "
+                                   "against the config's baselines plus the population. "
+                                   "Prints the exploitability bound of each agent; the last "
+                                   "agent is OUTPUT_DIR/NAME/model.zip. Needs the train extra.")
+    p.epilog = f"Install the train extra with: {install_line('train')}"
+    p.add_argument("config", help="a training config (each agent's settings, total_timesteps "
+                                  "and baselines): a bundled one by name (ppo_population) or "
+                                  "a YAML path")
+    p.add_argument("--start", metavar="MODEL", default="ppo",
+                   help="the first agent: ppo or ppo:PATH (default: %(default)s)")
+    p.add_argument("--iterations", type=int, default=3,
+                   help="agents to train after the start (default: %(default)s)")
+    p.add_argument("--response-decisions", type=int, default=800_000,
+                   help="learner decisions of each best response (default: %(default)s)")
+    p.add_argument("--response-weight", type=int, default=2,
+                   help="times each response is listed in the pool (default: %(default)s)")
+    p.add_argument("--hands", type=int, default=2_000,
+                   help="duplicate deals of each response's evaluations (default: %(default)s)")
+    p.add_argument("--total-timesteps", type=int, help="override total_timesteps (per agent)")
+    p.add_argument("--output-dir", help="override output_dir")
+    p.add_argument("--name", help="override the run name")
+    p.set_defaults(func=_cmd_population)
     return parser
 
 
@@ -553,6 +584,44 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
         print("hilo: exploit interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print()
+    print(result.table())
+    return EXIT_OK
+
+
+def _cmd_population(args: argparse.Namespace) -> int:
+    from hilo_env.training.config import TrainConfig
+
+    for option in ("iterations", "response_decisions", "response_weight", "hands"):
+        if getattr(args, option) < 1:
+            raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
+                              f"{getattr(args, option)}")
+    overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
+                                   ("output_dir", args.output_dir), ("name", args.name))
+                 if v is not None}
+    config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
+    if config.backend != "sb3":
+        raise _UsageError(f"hilo population trains with sb3, not backend {config.backend!r}")
+    _check_agent(args.start)
+    require_extra("train", "hilo population")
+    from hilo_env.training.population import population
+
+    print(f"population {config.name}: from {args.start}, {args.iterations} agents of "
+          f"{config.total_timesteps:,} decisions, responses of {args.response_decisions:,}; "
+          f"outputs in {config.run_dir}/", flush=True)
+
+    def heard(it: Any) -> None:  # a training.population.Iteration
+        print(f"[agent {it.index}: {it.agent}, {it.decisions:,} decisions] its best response "
+              f"wins {it.bound.mean:+.2f} ± {it.bound.ci:.2f} chips per hand", flush=True)
+
+    try:
+        result = population(config, start=args.start, iterations=args.iterations,
+                            response_decisions=args.response_decisions,
+                            response_weight=args.response_weight, hands=args.hands,
+                            on_iteration=heard)
+    except KeyboardInterrupt:
+        print("hilo: population interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     print()
     print(result.table())
