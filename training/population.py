@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -91,14 +92,17 @@ class PopulationResult:
 
 def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
                response_decisions: int = 800_000,
-               response_weight: int = 2, hands: int = 2_000, progress: bool = False,
+               response_weight: int = 2, hands: int = 2_000,
+               response_settings: dict[str, Any] | None = None, progress: bool = False,
                on_iteration: Callable[[Iteration], None] | None = None) -> PopulationResult:
     """Run the loop: ``iterations`` agents, each trained as ``config`` says (its
     ``total_timesteps``, settings and baselines) from the previous one (the first from
     ``start``, ``ppo`` or ``ppo:PATH``) against the population; each agent's best response
     trained for
     ``response_decisions`` and evaluated on ``hands`` duplicate deals (seed ``config.seed``).
-    ``on_iteration`` hears each agent's bound as it is found."""
+    ``response_settings``: :class:`TrainConfig` fields for the responses (``num_envs``,
+    ``n_steps``...; default ``hilo exploit``'s). ``on_iteration`` hears each agent's bound as
+    it is found."""
     for name, value, least in (("iterations", iterations, 1),
                                ("response_decisions", response_decisions, 1),
                                ("response_weight", response_weight, 1), ("hands", hands, 1)):
@@ -109,7 +113,8 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
     run_dir.mkdir(parents=True, exist_ok=True)
     settings = {"start": start, "iterations": iterations,
                 "response_decisions": response_decisions, "response_weight": response_weight,
-                "hands": hands, "train": config.to_dict()}
+                "hands": hands, "response_settings": response_settings or {},
+                "train": config.to_dict()}
     (run_dir / "population.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
     result = PopulationResult(run_dir, response_decisions, hands)
     began = time.perf_counter()
@@ -119,7 +124,7 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
         response: ExploitResult = exploit(
             agent, config.rules, decisions=response_decisions, seed=config.seed, hands=hands,
             output_dir=str(run_dir), name=f"response_{index}", start=agent, progress=progress,
-            net_arch=config.net_arch)
+            **{"net_arch": config.net_arch, **(response_settings or {})})
         it = Iteration(index, agent, decisions, response.bound,
                        f"{PPO_PREFIX}{response.model_path}")
         result.iterations.append(it)
