@@ -55,7 +55,8 @@ def test_the_loop_grows_the_population(tmp_path: Path) -> None:
                                                               abs=1e-4)
     assert (run / "exploitability.png").is_file() and (run / "population.yaml").is_file()
     # the last agent is the run's model, and plays legal actions as a registered agent
-    assert result.model_path.read_bytes() == (run / "agent_2" / "model.zip").read_bytes()
+    for name in ("model.zip", "model.rules.yaml", "model.observation.yaml"):
+        assert (run / name).read_bytes() == (run / "agent_2" / name).read_bytes()
     rules = small_config(tmp_path).rule_set()
     agent = agents.make(f"ppo:{result.model_path}", rules)
     from hilo_env.envs.vector_env import HiLoVectorEnv

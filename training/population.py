@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from hilo_env.agents.ppo import observation_path, rules_path
 from hilo_env.agents.registry import PPO_PREFIX
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.exploit import CurvePoint, ExploitResult, exploit, model_file
@@ -145,10 +146,9 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
             progress=progress)
         agent, decisions = f"{PPO_PREFIX}{trained}", decisions + config.total_timesteps
         respond(index, agent, decisions)
-    shutil.copyfile(model_file(agent), result.model_path)
-    observation = model_file(agent).with_suffix(".observation.yaml")
-    if observation.is_file():  # the slices the model reads, kept beside it
-        shutil.copyfile(observation, result.model_path.with_suffix(".observation.yaml"))
+    for where in (Path, rules_path, observation_path):  # the model and what it keeps beside it
+        if where(model_file(agent)).is_file():
+            shutil.copyfile(where(model_file(agent)), where(result.model_path))
     result.wall_seconds = time.perf_counter() - began
     return result
 
