@@ -7,9 +7,9 @@
 | ``heuristic``   | :class:`agents.baselines.HeuristicAgent`                       |
 | ``cfr_tiny``    | :class:`agents.cfr_tiny.CFRTinyAgent`: OpenSpiel's CFR+        |
 |                 | solution of the ``tiny`` rules (those rules only)              |
-| ``ppo``         | the shipped MaskablePPO policy, ``agents/models/ppo_standard.zip`` |
-|                 | (standard rules, 2 players; trained by                         |
-|                 | ``hilo train configs/train/ppo_standard.yaml``)                |
+| ``ppo``         | the shipped MaskablePPO policy: ``ppo_standard`` (below)       |
+| ``ppo_standard``| ``agents/models/ppo_standard.zip``: standard rules, 2 players; |
+|                 | trained by ``hilo train configs/train/ppo_standard.yaml``      |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
 | ``rllib:PATH``  | :class:`agents.rllib.RLlibAgent`, an RLlib policy folder or    |
@@ -32,13 +32,25 @@ from hilo_env.equation_hilo.rules import RuleSet, resolve, short_repr
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
 RLLIB_PREFIX = "rllib:"
-SHIPPED_PPO = Path(__file__).resolve().parent / "models" / "ppo_standard.zip"
+MODELS = Path(__file__).resolve().parent / "models"
+SHIPPED_MODELS: dict[str, Path] = {"ppo": MODELS / "ppo_standard.zip",
+                                    "ppo_standard": MODELS / "ppo_standard.zip"}
+"""The trained MaskablePPO models shipped with the package, by agent name; ``ppo`` names the
+one we stand behind."""
+SHIPPED_PPO = SHIPPED_MODELS["ppo"]
 """The trained policy behind the name ``ppo``."""
 
-def _shipped_ppo(rules: RuleSet, seed: int | None) -> Agent:
-    from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until a model is asked for
 
-    return PPOAgent(rules, SHIPPED_PPO, seed=seed)
+def shipped_model(path: Path) -> AgentFactory:
+    """The factory of a shipped model's agent."""
+
+    def make(rules: RuleSet, seed: int | None) -> Agent:
+        from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until asked for
+
+        return PPOAgent(rules, path, seed=seed)
+
+    return make
+
 
 
 _REGISTRY: dict[str, AgentFactory] = {
@@ -46,7 +58,7 @@ _REGISTRY: dict[str, AgentFactory] = {
     "caller": CallerAgent,
     "heuristic": HeuristicAgent,
     "cfr_tiny": CFRTinyAgent,
-    "ppo": _shipped_ppo,
+    **{name: shipped_model(path) for name, path in SHIPPED_MODELS.items()},
     **{name: gauntlet.factory(name) for name in gauntlet.STYLES},
 }
 
@@ -69,7 +81,7 @@ def needs_extra(name: str) -> str | None:
     starts."""
     if name.startswith(RLLIB_PREFIX):
         return "rllib"
-    return "train" if name == "ppo" or name.startswith(PPO_PREFIX) else None
+    return "train" if name in SHIPPED_MODELS or name.startswith(PPO_PREFIX) else None
 
 
 def check(name: str) -> None:
