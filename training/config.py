@@ -51,6 +51,14 @@ class TrainConfig:
     """Torch CPU threads for PPO's gradient steps, when the simulator is idle: 2 made an
     update 1.8x faster with the second core free, and the loop 3x slower while other work held
     it (``bench/train.py``)."""
+    collectors: int = 0
+    """sb3: worker processes that play the learner's games while it runs its gradient steps
+    (0: none, SB3's serial loop of collect, then update). With ``n`` of them, each plays
+    ``num_envs / n`` games with the weights of the previous update and sends back each
+    rollout, so the update of one rollout overlaps the collection of the next, on the other
+    core: one update of policy lag, as in IMPALA and APPO (PPO's ratio uses the stored
+    log-probabilities of the weights that played; its clip bounds the step). Snapshots reach
+    the games from the next rollout. ``training.overlap``."""
     backend: str = "sb3"
     """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
     one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
@@ -122,13 +130,19 @@ class TrainConfig:
                      getattr(self, name), "an integer >= 1")
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
         for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
-                     "seed", "num_env_runners", "num_learners"):
+                     "seed", "num_env_runners", "num_learners", "collectors"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
                      getattr(self, name), "an integer >= 0")
         # MaskablePPO asserts both; checked here so a run never starts only to fail in SB3
         _require(self.batch_size >= 2, "batch_size", self.batch_size, "an integer >= 2")
         _require(self.n_steps * self.num_envs >= 2, "n_steps", self.n_steps,
                  "at least 2 decisions per rollout (n_steps * num_envs >= 2)")
+        if self.collectors:
+            _require(self.backend == "sb3", "collectors", self.collectors,
+                     "0 with backend 'rllib' (its env runners are its collectors)")
+            _require(self.num_envs % self.collectors == 0, "collectors", self.collectors,
+                     f"a divisor of num_envs ({self.num_envs}): each collector plays as many "
+                     "games")
         for name in ("learning_rate", "clip_range", "vf_coef", "max_grad_norm", "reward_scale"):
             value = getattr(self, name)
             _require(_is_number(value) and value > 0, name, value, "a finite number > 0")

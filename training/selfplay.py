@@ -6,7 +6,8 @@ the AEC env's games: :func:`learner_env`). Reads top to bottom, like CleanRL's s
 1. the config is checked and logged (every hyperparameter, to TensorBoard and config.yaml);
 2. the learner plays one seat of ``num_envs`` simulated games; the other seats are played by an
    opponent pool: the baseline agents, joined every ``snapshot_every`` decisions by a frozen
-   copy of the learner (the oldest copies leave after ``max_snapshots``);
+   copy of the learner (the oldest copies leave after ``max_snapshots``); with ``collectors``
+   the games are played in worker processes while the learner updates (``training.overlap``);
 3. every ``eval_every`` decisions the learner plays duplicate deals against each baseline and
    logs its chips per hand with a 95% confidence interval (``eval/<baseline>``);
 4. checkpoints every ``checkpoint_every`` decisions, and ``model.zip`` at the end.
@@ -22,7 +23,7 @@ import csv
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 import yaml
@@ -37,6 +38,12 @@ from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo.rules import DECK_FIELDS, RuleSet
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
+
+if TYPE_CHECKING:
+    from hilo_env.training.overlap import Collectors
+
+Games = Union[HiLoVectorEnv, AECLearnerVectorEnv, "Collectors"]
+"""Where the learner's games are played: in this process, or in collector processes."""
 
 
 def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str], hands: int,
@@ -176,10 +183,13 @@ def learner_env(rules: RuleSet, num_envs: int, opponents: list[Agent],
     return AECLearnerVectorEnv(lambda: raw_env(rules), num_envs, opponents=opponents, seed=seed)
 
 
-def make_learner(config: TrainConfig, rules: RuleSet
-                 ) -> tuple[Any, HiLoVectorEnv | AECLearnerVectorEnv, OpponentPool]:
+def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, Games, OpponentPool]:
     """The MaskablePPO learner on ``config.num_envs`` simulated games against the opponent
-    pool, as :func:`train` runs it (``bench/train.py`` times its ``learn``)."""
+    pool, as :func:`train` runs it (``bench/train.py`` times its ``learn``). With
+    ``config.collectors`` the games are played in worker processes
+    (:class:`training.overlap.Collectors`, returned as the games; ``close()`` ends them) by
+    an :class:`training.overlap.OverlappedPPO`, and the pool returned is not theirs: add
+    snapshots with :func:`add_snapshot`."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -187,9 +197,28 @@ def make_learner(config: TrainConfig, rules: RuleSet
     # simulator (two threads contend and run several times slower)
     torch.set_num_threads(config.torch_threads)
     pool = OpponentPool(config, rules)
-    env = learner_env(rules, config.num_envs, pool.opponents(config.num_envs), config.seed)
-    vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
-    model = MaskablePPO(
+    env: Games
+    if config.collectors:
+        from hilo_env.training.overlap import Collectors, OverlappedPPO
+
+        env = vec_env = Collectors(config)  # the collectors scale the rewards
+        algorithm: type[MaskablePPO] = OverlappedPPO
+    else:
+        env = learner_env(rules, config.num_envs, pool.opponents(config.num_envs), config.seed)
+        vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
+        algorithm = MaskablePPO
+    try:  # the collectors' processes end if the learner cannot be built
+        model = build_model(algorithm, config, vec_env, rules)
+    except BaseException:
+        env.close()
+        raise
+    return model, env, pool
+
+
+def build_model(algorithm: Any, config: TrainConfig, vec_env: Any, rules: RuleSet) -> Any:
+    """``algorithm`` (MaskablePPO or a subclass) with ``config``'s hyperparameters on
+    ``vec_env``, from ``config.init_model``'s weights if it names one."""
+    model = algorithm(
         "MlpPolicy", vec_env, learning_rate=config.learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
@@ -203,7 +232,17 @@ def make_learner(config: TrainConfig, rules: RuleSet
         except (RuntimeError, ValueError, KeyError) as exc:  # torch's shape or name mismatch
             raise ValueError(f"init_model {config.init_model!r} does not fit net_arch "
                              f"{config.net_arch}: {exc}"[:400]) from None
-    return model, env, pool
+    return model
+
+
+def add_snapshot(config: TrainConfig, env: Games, pool: OpponentPool, path: Path) -> None:
+    """The learner saved at ``path`` joins the opponent pool of the games: ``pool`` and
+    ``env`` as :func:`make_learner` returned them (with collectors, their own pools)."""
+    if config.collectors:
+        env.add_snapshot(path)
+    else:
+        pool.add_snapshot(path)
+        env.set_opponents(pool.opponents(config.num_envs))
 
 
 def train(config: TrainConfig, progress: bool = True,
@@ -272,8 +311,7 @@ def train(config: TrainConfig, progress: bool = True,
             if crossed(config.snapshot_every):
                 path = run_dir / "checkpoints" / f"snapshot_{now}.zip"
                 save_model(self.model, path, rules)
-                pool.add_snapshot(path)
-                env.set_opponents(pool.opponents(config.num_envs))
+                add_snapshot(config, env, pool, path)
             if crossed(config.checkpoint_every):
                 save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules)
             clock = learning_seconds()
@@ -290,9 +328,12 @@ def train(config: TrainConfig, progress: bool = True,
     with open(evals_path, "w", newline="") as f:
         csv.writer(f).writerow(["timesteps", "opponent", "chips_per_hand", "ci95"])
     start = time.perf_counter()
-    with unchecked_distributions():
-        model.learn(total_timesteps=config.total_timesteps,
-                    callback=[Schedule(), phase_threads(config)], progress_bar=progress)
+    try:
+        with unchecked_distributions():
+            model.learn(total_timesteps=config.total_timesteps,
+                        callback=[Schedule(), phase_threads(config)], progress_bar=progress)
+    finally:
+        env.close()  # with collectors: their processes end here
     torch.set_num_threads(config.torch_threads)
     final = run_dir / "model.zip"
     save_model(model, final, rules)

@@ -1,0 +1,109 @@
+"""The overlapped training loop (``collectors``, ``training.overlap``): it trains, snapshots
+reach the collector processes, ``train`` stops and evaluates as the serial loop does, a
+collector's failure is raised in the learner, bad values are refused, and no process is left
+behind. Each test starts collector processes (a few seconds each)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from hilo_env.agents.ppo import save_model  # noqa: E402
+from hilo_env.training.config import TrainConfig  # noqa: E402
+from hilo_env.training.selfplay import (  # noqa: E402
+    add_snapshot,
+    make_learner,
+    train,
+    unchecked_distributions,
+)
+
+TINY = TrainConfig(num_envs=8, n_steps=8, batch_size=32, n_epochs=2, net_arch=[16],
+                   baselines=["random", "caller"], seed=5, collectors=2, eval_hands=20)
+ROLLOUT = TINY.num_envs * TINY.n_steps
+
+
+def no_collectors_left() -> bool:
+    return not [p for p in multiprocessing.active_children()
+                if p.name.startswith("hilo-collector")]
+
+
+def test_the_overlapped_loop_trains_and_snapshots_reach_the_collectors(tmp_path: Path) -> None:
+    config = dataclasses.replace(TINY, output_dir=str(tmp_path))
+    model, env, pool = make_learner(config, config.rule_set())
+    try:
+        before = [p.detach().clone() for p in model.policy.parameters()]
+        with unchecked_distributions():
+            model.learn(total_timesteps=3 * ROLLOUT)
+        assert model.num_timesteps == 3 * ROLLOUT
+        assert not all(torch.equal(a, p) for a, p in zip(before, model.policy.parameters(),
+                                                         strict=True))
+        buffer = model.rollout_buffer
+        assert buffer.full and torch.isfinite(torch.as_tensor(buffer.log_probs)).all()
+        assert env.requested  # the next rollout is played while the learner is idle here
+        assert env.opponents == [["random", "caller"]] * 2
+
+        path = tmp_path / "snapshot_1.zip"
+        save_model(model, path, config.rule_set())
+        add_snapshot(config, env, pool, path)
+        with unchecked_distributions():  # the rollout under way, then one with the snapshot
+            model.learn(total_timesteps=2 * ROLLOUT, reset_num_timesteps=False)
+        assert all("snapshot_1" in names for names in env.opponents)
+    finally:
+        env.close()
+    assert not any(p.is_alive() for p in env.processes)
+    assert no_collectors_left()
+
+
+def test_train_with_collectors_snapshots_evaluates_and_stops(tmp_path: Path) -> None:
+    config = dataclasses.replace(TINY, output_dir=str(tmp_path), total_timesteps=4 * ROLLOUT,
+                                 snapshot_every=2 * ROLLOUT, eval_every=2 * ROLLOUT,
+                                 checkpoint_every=0, collectors=1)
+    heard = []
+    final = train(config, progress=False, on_eval=lambda step, scores, s: heard.append(step))
+    assert final.is_file()
+    assert (config.run_dir / "checkpoints" / f"snapshot_{2 * ROLLOUT}.zip").is_file()
+    assert heard == [2 * ROLLOUT, 4 * ROLLOUT]
+    with open(config.run_dir / "evaluations.csv") as f:
+        assert {row["opponent"] for row in csv.DictReader(f)} == {"random", "caller"}
+    assert no_collectors_left()
+
+    stopped = dataclasses.replace(config, name="stopped", total_timesteps=1_000 * ROLLOUT)
+    heard.clear()
+    train(stopped, progress=False, seconds=0.0,
+          on_eval=lambda step, scores, s: heard.append(step))
+    assert heard == [TINY.num_envs]  # stopped at its first step, then evaluated
+    assert no_collectors_left()
+
+
+def test_a_collector_failure_is_raised_and_ends_the_collectors(tmp_path: Path) -> None:
+    config = dataclasses.replace(TINY, collectors=1)
+    model, env, _ = make_learner(config, config.rule_set())
+    try:
+        with unchecked_distributions():
+            model.learn(total_timesteps=ROLLOUT)
+            env.add_snapshot(tmp_path / "missing.zip")
+            with pytest.raises(RuntimeError, match="collector 0 failed"):
+                model.learn(total_timesteps=3 * ROLLOUT, reset_num_timesteps=False)
+    finally:
+        env.close()
+    assert not any(p.is_alive() for p in env.processes)
+    assert no_collectors_left()
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"collectors": -1}, "'collectors' = -1"),
+    ({"collectors": True}, "'collectors' = True"),
+    ({"collectors": 1.5}, "'collectors' = 1.5"),
+    ({"collectors": 3, "num_envs": 16}, "a divisor of num_envs"),
+    ({"collectors": 1, "backend": "rllib"}, "backend 'rllib'"),
+])
+def test_bad_collectors_are_refused(fields: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**fields)
