@@ -1,7 +1,7 @@
-"""The overlapped training loop (``collectors``, ``training.overlap``): it trains, snapshots
-reach the collector processes, ``train`` stops and evaluates as the serial loop does, a
-collector's failure is raised in the learner, bad values are refused, and no process is left
-behind. Each test starts collector processes (a few seconds each)."""
+"""The overlapped training loop (``collectors``, ``training.overlap``; ``update_precision``):
+it trains, snapshots reach the collector processes, ``train`` stops and evaluates as the
+serial loop does, a collector's failure is raised in the learner, bad values are refused, and
+no process is left behind. Each test starts collector processes (a few seconds each)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def test_the_overlapped_loop_trains_and_snapshots_reach_the_collectors(tmp_path:
         assert buffer.full and torch.isfinite(torch.as_tensor(buffer.log_probs)).all()
         assert env.requested  # the next rollout is played while the learner is idle here
         assert env.opponents == [["random", "caller"]] * 2
+        assert not model.autocast_updates  # float32 unless update_precision says bfloat16
 
         path = tmp_path / "snapshot_1.zip"
         save_model(model, path, config.rule_set())
@@ -62,9 +63,11 @@ def test_the_overlapped_loop_trains_and_snapshots_reach_the_collectors(tmp_path:
 
 
 def test_train_with_collectors_snapshots_evaluates_and_stops(tmp_path: Path) -> None:
+    """Also with the gradient steps under bfloat16 autocast."""
     config = dataclasses.replace(TINY, output_dir=str(tmp_path), total_timesteps=4 * ROLLOUT,
                                  snapshot_every=2 * ROLLOUT, eval_every=2 * ROLLOUT,
-                                 checkpoint_every=0, collectors=1)
+                                 checkpoint_every=0, collectors=1,
+                                 update_precision="bfloat16")
     heard = []
     final = train(config, progress=False, on_eval=lambda step, scores, s: heard.append(step))
     assert final.is_file()
@@ -103,6 +106,8 @@ def test_a_collector_failure_is_raised_and_ends_the_collectors(tmp_path: Path) -
     ({"collectors": 1.5}, "'collectors' = 1.5"),
     ({"collectors": 3, "num_envs": 16}, "a divisor of num_envs"),
     ({"collectors": 1, "backend": "rllib"}, "backend 'rllib'"),
+    ({"collectors": 1, "update_precision": "float16"}, "'update_precision' = 'float16'"),
+    ({"update_precision": "bfloat16"}, "float32 unless collectors >= 1"),
 ])
 def test_bad_collectors_are_refused(fields: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):

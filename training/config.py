@@ -26,6 +26,8 @@ from hilo_env.equation_hilo.rules import (
 
 BACKENDS = ("sb3", "rllib")
 """The libraries ``hilo train`` trains with (the config's ``backend``)."""
+UPDATE_PRECISIONS = ("float32", "bfloat16")
+"""The config's ``update_precision``: of PPO's gradient steps in the overlapped loop."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,12 @@ class TrainConfig:
     core: one update of policy lag, as in IMPALA and APPO (PPO's ratio uses the stored
     log-probabilities of the weights that played; its clip bounds the step). Snapshots reach
     the games from the next rollout. ``training.overlap``."""
+    update_precision: str = "float32"
+    """With ``collectors``: ``bfloat16`` runs PPO's gradient steps under torch's bfloat16
+    autocast (matrix products in bfloat16; parameters, optimiser and losses in float32), so
+    the learner keeps up with its collector on CPUs with bfloat16 instructions (AVX512-BF16,
+    AMX). The numbers change, so it is opt-in until a full run shows the same final strength
+    as ``float32``."""
     backend: str = "sb3"
     """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
     one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
@@ -137,6 +145,10 @@ class TrainConfig:
         _require(self.batch_size >= 2, "batch_size", self.batch_size, "an integer >= 2")
         _require(self.n_steps * self.num_envs >= 2, "n_steps", self.n_steps,
                  "at least 2 decisions per rollout (n_steps * num_envs >= 2)")
+        _require(self.update_precision in UPDATE_PRECISIONS, "update_precision",
+                 self.update_precision, f"one of {list(UPDATE_PRECISIONS)}")
+        _require(self.update_precision == "float32" or self.collectors > 0, "update_precision",
+                 self.update_precision, "float32 unless collectors >= 1 (the overlapped loop)")
         if self.collectors:
             _require(self.backend == "sb3", "collectors", self.collectors,
                      "0 with backend 'rllib' (its env runners are its collectors)")

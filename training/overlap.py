@@ -288,6 +288,13 @@ class OverlappedPPO(MaskablePPO):
     arrives (their ``locals`` are not filled in)."""
 
     env: Collectors
+    autocast_updates = False
+    """Whether :meth:`train` runs under bfloat16 autocast (``update_precision``)."""
+
+    def train(self) -> None:
+        """MaskablePPO's gradient steps, under bfloat16 autocast if ``autocast_updates``."""
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.autocast_updates):
+            super().train()
 
     def policy_weights(self) -> dict[str, np.ndarray]:
         """The policy's parameters as NumPy copies, to send to the collectors."""
@@ -321,11 +328,11 @@ class OverlappedPPO(MaskablePPO):
         rollout_buffer.log_probs[:] = rollout["log_probs"]
         rollout_buffer.action_masks[:] = rollout["masks"]
         observations = rollout["observations"]
-        with torch.no_grad():  # float() in case autocast computed them in lower precision
+        with torch.no_grad():
             values = self.policy.predict_values(
-                torch.as_tensor(observations.reshape(-1, observations.shape[-1]))).float()
+                torch.as_tensor(observations.reshape(-1, observations.shape[-1])))
             last_values = self.policy.predict_values(
-                torch.as_tensor(rollout["last_observations"])).float()
+                torch.as_tensor(rollout["last_observations"]))
         rollout_buffer.values[:] = values.numpy().reshape(observations.shape[:2])
         rollout_buffer.pos, rollout_buffer.full = rollout_buffer.buffer_size, True
         rollout_buffer.compute_returns_and_advantage(last_values=last_values,

@@ -209,6 +209,8 @@ def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, Games, Oppon
         algorithm = MaskablePPO
     try:  # the collectors' processes end if the learner cannot be built
         model = build_model(algorithm, config, vec_env, rules)
+        if config.collectors:
+            model.autocast_updates = config.update_precision == "bfloat16"
     except BaseException:
         env.close()
         raise
