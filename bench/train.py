@@ -16,9 +16,8 @@ warm-up. The variants run side by side in one process, in turn, each figure the 
 | ``overlap``     | ``collectors: 1``: a worker process plays the games while the        |
 |                 | learner updates (``training.overlap``; one update of policy lag)     |
 | ``overlap x2``  | ``collectors: 2``: two workers, half the games each                  |
-| ``overlap bf16``| ``overlap`` with the learner's process under bfloat16 autocast (its   |
-|                 | gradient steps and value estimates): a measurement only, numerics    |
-|                 | change, so no config field until a full run shows the same strength  |
+| ``overlap bf16``| ``overlap`` with ``update_precision: bfloat16``: the gradient steps   |
+|                 | under bfloat16 autocast (numbers change: to be checked by strength)  |
 
 Each run times whole rollout cycles in the steady state: from the end of its first rollout to
 the end of its last (so a rollout the collectors played while other variants ran is not
@@ -115,8 +114,10 @@ class Run:
     def __init__(self, variant: str, config: TrainConfig, snapshots: int, folder: str) -> None:
         self.variant = variant
         threads = 2 if variant == "+2 threads" else config.torch_threads
+        precision = "bfloat16" if variant == "overlap bf16" else "float32"
         self.config = dataclasses.replace(config, update_threads=threads,
-                                          collectors=COLLECTORS.get(variant, 0))
+                                          collectors=COLLECTORS.get(variant, 0),
+                                          update_precision=precision)
         rules = self.config.rule_set()
         self.model, self.env, pool = make_learner(self.config, rules)
         for k in range(snapshots):  # frozen copies of the (untrained) learner, as training adds
@@ -138,13 +139,11 @@ class Run:
         collected = getattr(self.env, "cpu_seconds", 0.0)
         checks = (contextlib.nullcontext() if self.variant == "as shipped"
                   else unchecked_distributions())
-        precision = (torch.autocast("cpu", dtype=torch.bfloat16)
-                     if self.variant == "overlap bf16" else contextlib.nullcontext())
         callbacks = [clock] + ([phase_threads(self.config)] if self.variant == "+2 threads"
                                else [])
         torch.set_num_threads(self.config.torch_threads)
         whole, cpu = time.perf_counter(), time.process_time()
-        with checks, precision:
+        with checks:
             self.model.learn(total_timesteps=rollouts * self.rollout, callback=callbacks,
                              reset_num_timesteps=False)
         whole, cpu = time.perf_counter() - whole, time.process_time() - cpu
