@@ -7,9 +7,14 @@
 | ``heuristic``   | :class:`agents.baselines.HeuristicAgent`                       |
 | ``cfr_tiny``    | :class:`agents.cfr_tiny.CFRTinyAgent`: OpenSpiel's CFR+        |
 |                 | solution of the ``tiny`` rules (those rules only)              |
-| ``ppo``         | the shipped MaskablePPO policy: ``ppo_standard`` (below)       |
+| ``ppo``         | the shipped MaskablePPO policy: ``ppo_population`` (below)     |
+| ``ppo_population`` | ``agents/models/ppo_population.zip``: standard rules, 2     |
+|                 | players; ``ppo_standard`` trained on by ``hilo population      |
+|                 | ppo_population`` (PSRO-style, against past agents and best     |
+|                 | responses to them)                                             |
 | ``ppo_standard``| ``agents/models/ppo_standard.zip``: standard rules, 2 players; |
-|                 | trained by ``hilo train configs/train/ppo_standard.yaml``      |
+|                 | trained by ``hilo train configs/train/ppo_standard.yaml`` (the |
+|                 | ``ppo`` of earlier releases)                                   |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
 | ``rllib:PATH``  | :class:`agents.rllib.RLlibAgent`, an RLlib policy folder or    |
@@ -33,7 +38,8 @@ AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
 RLLIB_PREFIX = "rllib:"
 MODELS = Path(__file__).resolve().parent / "models"
-SHIPPED_MODELS: dict[str, Path] = {"ppo": MODELS / "ppo_standard.zip",
+SHIPPED_MODELS: dict[str, Path] = {"ppo": MODELS / "ppo_population.zip",
+                                    "ppo_population": MODELS / "ppo_population.zip",
                                     "ppo_standard": MODELS / "ppo_standard.zip"}
 """The trained MaskablePPO models shipped with the package, by agent name; ``ppo`` names the
 one we stand behind."""

@@ -373,11 +373,12 @@ def test_a_model_reads_the_slices_it_was_trained_on(tmp_path):
         PPOAgent(rules, path)
 
 
-def test_the_shipped_ppo_reads_the_observation_it_was_trained_on():
+def test_the_shipped_ppo_standard_reads_the_observation_it_was_trained_on():
     pytest.importorskip("sb3_contrib")
     from hilo_env.equation_hilo.observation import layout
 
-    bot = agents.make("ppo", "standard")
+    assert agents.make("ppo", "standard").columns is None  # ppo_population reads it all
+    bot = agents.make("ppo_standard", "standard")
     where = layout(bot.rules)
     assert bot.columns is not None
     assert not set(range(where["round_raises"].start, where["round_raises"].stop)) & set(
