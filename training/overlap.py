@@ -9,12 +9,10 @@ each rollout, while the main process runs the gradient steps on the one before:
     learner:     wait         | update on R1 -> w1 | update on R2 -> w2 | ...
 
 Rollout ``k + 1`` is played with the weights of update ``k - 1``: one update of policy lag, as
-IMPALA and APPO have. PPO's ratio and clip are taken against the learner's current weights,
-not the ones that played (decoupled PPO's proximal policy, Hilton et al. 2021): the learner
-recomputes the actions' log-probabilities and the values when a rollout arrives (it has the
-spare time), so each update moves at most a clip's width from where it starts, as in the
-serial loop; what is left of the lag is that the actions were drawn by weights one update
-older (a small bias, not corrected). Snapshots added to the opponent pool
+IMPALA and APPO have. PPO stays correct for it: its ratio divides by the log-probabilities
+stored by the weights that played, and its clip bounds how far one update moves from them.
+The advantages use the learner's current value network (computed in the main process, which
+has the spare time), so only the behaviour policy lags. Snapshots added to the opponent pool
 (:meth:`Collectors.add_snapshot`) reach the games from the next rollout requested.
 
 Collector ``i`` plays ``num_envs / collectors`` games seeded ``seed + SEED_STRIDE * i``, with
@@ -52,10 +50,10 @@ as failed."""
 
 Rollout = dict[str, np.ndarray]
 """One rollout of a collector's games, time-major: ``observations`` (n_steps, N, obs_size),
-``actions``, ``rewards`` (scaled), ``episode_starts`` (n_steps, N), ``masks``
+``actions``, ``rewards`` (scaled), ``episode_starts``, ``log_probs`` (n_steps, N), ``masks``
 (n_steps, N, n_actions) bool; ``last_observations`` (N, obs_size) and ``last_dones`` (N,) for
 the bootstrap; ``episodes`` (E, 2): return and length of each episode that ended, in order."""
-TIME_MAJOR = ("observations", "actions", "rewards", "episode_starts", "masks")
+TIME_MAJOR = ("observations", "actions", "rewards", "episode_starts", "log_probs", "masks")
 """A rollout's (n_steps, N, ...) arrays: collectors' parts join on axis 1, the others on 0."""
 
 
@@ -73,6 +71,7 @@ def collect(env: Any, policy: MaskableActorCriticPolicy, n_steps: int, reward_sc
         "actions": np.empty((n_steps, n), np.int64),
         "rewards": np.empty((n_steps, n), np.float32),
         "episode_starts": np.empty((n_steps, n), np.float32),
+        "log_probs": np.empty((n_steps, n), np.float32),
         "masks": np.empty((n_steps, n, n_actions), bool),
     }
     episodes: list[np.ndarray] = []
@@ -83,6 +82,7 @@ def collect(env: Any, policy: MaskableActorCriticPolicy, n_steps: int, reward_sc
         with torch.no_grad():
             dist = policy.get_distribution(torch.as_tensor(observations), action_masks=masks)
             actions = dist.get_actions()
+            out["log_probs"][t] = dist.log_prob(actions).numpy()
         out["actions"][t] = actions = actions.numpy()
         observations, rewards, terminated, truncated, info = env.step(actions)
         out["rewards"][t] = rewards * reward_scale
@@ -305,7 +305,7 @@ class OverlappedPPO(MaskablePPO):
                          use_masking: bool = True) -> bool:
         """Receive the rollout under way (requesting one first if none is), hear the
         callbacks, request the next with the current weights, and fill ``rollout_buffer``
-        with the current weights' log-probabilities and values (module docstring)."""
+        with the advantages of the current value network."""
         collectors = self.env
         callback.on_rollout_start()
         if not collectors.requested:
@@ -325,17 +325,15 @@ class OverlappedPPO(MaskablePPO):
         rollout_buffer.actions[:] = rollout["actions"][..., None]
         rollout_buffer.rewards[:] = rollout["rewards"]
         rollout_buffer.episode_starts[:] = rollout["episode_starts"]
+        rollout_buffer.log_probs[:] = rollout["log_probs"]
         rollout_buffer.action_masks[:] = rollout["masks"]
-        observations, masks = rollout["observations"], rollout["masks"]
+        observations = rollout["observations"]
         with torch.no_grad():
-            values, log_probs, _ = self.policy.evaluate_actions(
-                torch.as_tensor(observations.reshape(-1, observations.shape[-1])),
-                torch.as_tensor(rollout["actions"].reshape(-1)),
-                action_masks=masks.reshape(-1, masks.shape[-1]))
+            values = self.policy.predict_values(
+                torch.as_tensor(observations.reshape(-1, observations.shape[-1])))
             last_values = self.policy.predict_values(
                 torch.as_tensor(rollout["last_observations"]))
         rollout_buffer.values[:] = values.numpy().reshape(observations.shape[:2])
-        rollout_buffer.log_probs[:] = log_probs.numpy().reshape(observations.shape[:2])
         rollout_buffer.pos, rollout_buffer.full = rollout_buffer.buffer_size, True
         rollout_buffer.compute_returns_and_advantage(last_values=last_values,
                                                      dones=rollout["last_dones"])
