@@ -60,13 +60,15 @@ class TrainConfig:
     rollout, so the update of one rollout overlaps the collection of the next, on the other
     core: one update of policy lag, as in IMPALA and APPO (PPO's ratio uses the stored
     log-probabilities of the weights that played; its clip bounds the step). Snapshots reach
-    the games from the next rollout. ``training.overlap``."""
+    the games from the next rollout. ``training.overlap``. Opt-in: a whole ``ppo_standard``
+    run with it learned less per decision than the serial loop (the README's training
+    speed)."""
     update_precision: str = "float32"
     """With ``collectors``: ``bfloat16`` runs PPO's gradient steps under torch's bfloat16
     autocast (matrix products in bfloat16; parameters, optimiser and losses in float32), so
     the learner keeps up with its collector on CPUs with bfloat16 instructions (AVX512-BF16,
-    AMX). The numbers change, so it is opt-in until a full run shows the same final strength
-    as ``float32``."""
+    AMX). The numbers change, and a whole ``ppo_standard`` run with it ended weaker than with
+    ``float32``, so it is opt-in."""
     backend: str = "sb3"
     """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
     one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
