@@ -43,7 +43,7 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import yaml
@@ -576,14 +576,21 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         print(f"[{point.decisions:,} decisions, {point.seconds / 60:.1f} min] chips per hand "
               f"against {args.agent} {point.mean:+.2f} ± {point.ci:.2f}", flush=True)
 
+    return _print_table("exploit", lambda: exploit(
+        args.agent, args.rules, minutes=minutes, decisions=args.decisions, seed=args.seed,
+        hands=args.hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
+        on_eval=heard))
+
+
+def _print_table(command: str, run: Callable[[], Any]) -> int:
+    """Run a long command's work and print its result's ``table()``; Ctrl-C ends it with
+    status 130, a missing module of an extra is a usage error."""
     try:
-        result = exploit(args.agent, args.rules, minutes=minutes, decisions=args.decisions,
-                         seed=args.seed, hands=args.hands, evals=args.evals,
-                         output_dir=args.output_dir, start=args.start, on_eval=heard)
+        result = run()
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
-        print("hilo: exploit interrupted", file=sys.stderr)
+        print(f"hilo: {command} interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     print()
     print(result.table())
@@ -615,17 +622,10 @@ def _cmd_population(args: argparse.Namespace) -> int:
         print(f"[agent {it.index}: {it.agent}, {it.decisions:,} decisions] its best response "
               f"wins {it.bound.mean:+.2f} ± {it.bound.ci:.2f} chips per hand", flush=True)
 
-    try:
-        result = population(config, start=args.start, iterations=args.iterations,
-                            response_decisions=args.response_decisions,
-                            response_weight=args.response_weight, hands=args.hands,
-                            on_iteration=heard)
-    except KeyboardInterrupt:
-        print("hilo: population interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    print()
-    print(result.table())
-    return EXIT_OK
+    return _print_table("population", lambda: population(
+        config, start=args.start, iterations=args.iterations,
+        response_decisions=args.response_decisions, response_weight=args.response_weight,
+        hands=args.hands, on_iteration=heard))
 
 
 def _exact_solvable(rules: RuleSet) -> bool:
