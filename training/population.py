@@ -22,7 +22,7 @@ own. The run folder ``<output_dir>/<name>/`` holds ``agent_<i>/`` and ``response
 ``population.yaml`` (the loop's settings) and ``model.zip``, the last agent. Needs the
 ``train`` extra.
 
-    hilo population ppo_population            # configs/train/ppo_population.yaml, from ppo
+    hilo population ppo_population --start ppo_standard   # the run that made today's ppo
 """
 
 from __future__ import annotations
@@ -98,9 +98,9 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
                on_iteration: Callable[[Iteration], None] | None = None) -> PopulationResult:
     """Run the loop: ``iterations`` agents, each trained as ``config`` says (its
     ``total_timesteps``, settings and baselines) from the previous one (the first from
-    ``start``, ``ppo`` or ``ppo:PATH``) against the population; each agent's best response
-    trained for
-    ``response_decisions`` and evaluated on ``hands`` duplicate deals (seed ``config.seed``).
+    ``start``: a shipped model's name, such as ``ppo_standard``, or ``ppo:PATH``) against the
+    population; each agent's best response trained for ``response_decisions`` and evaluated
+    on ``hands`` duplicate deals (seed ``config.seed``).
     ``response_settings``: :class:`TrainConfig` fields for the responses (``num_envs``,
     ``n_steps``...; default ``hilo exploit``'s). ``on_iteration`` hears each agent's bound as
     it is found."""
