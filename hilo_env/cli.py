@@ -232,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "and baselines): a bundled one by name (ppo_population) or "
                                   "a YAML path")
     p.add_argument("--start", metavar="MODEL", default="ppo",
-                   help="the first agent: ppo or ppo:PATH (default: %(default)s)")
+                   help="the first agent: a shipped model (ppo, ppo_standard, "
+                        "ppo_population) or ppo:PATH (default: %(default)s)")
     p.add_argument("--iterations", type=int, default=3,
                    help="agents to train after the start (default: %(default)s)")
     p.add_argument("--response-decisions", type=int, default=800_000,
@@ -475,12 +476,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from hilo_env.training.config import TrainConfig
-
-    overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
-                                   ("output_dir", args.output_dir), ("name", args.name))
-                 if v is not None}
-    config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
+    config = _train_config(args)
     extra = "rllib" if config.backend == "rllib" else "train"
     require_extra(extra, f"hilo train (backend {config.backend})")
     try:
@@ -501,6 +497,17 @@ def _cmd_train(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     print(f"model saved to {model}")
     return EXIT_OK
+
+
+def _train_config(args: argparse.Namespace) -> Any:
+    """The ``TrainConfig`` of ``args.config`` with the command line's ``--total-timesteps``,
+    ``--output-dir`` and ``--name`` over its fields; every field checked here."""
+    from hilo_env.training.config import TrainConfig
+
+    overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
+                                   ("output_dir", args.output_dir), ("name", args.name))
+                 if v is not None}
+    return TrainConfig.from_yaml(args.config, **overrides)
 
 
 def _print_eval(step: int, scores: dict[str, tuple[float, float]], seconds: float) -> None:
@@ -598,16 +605,11 @@ def _print_table(command: str, run: Callable[[], Any]) -> int:
 
 
 def _cmd_population(args: argparse.Namespace) -> int:
-    from hilo_env.training.config import TrainConfig
-
     for option in ("iterations", "response_decisions", "response_weight", "hands"):
         if getattr(args, option) < 1:
             raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
                               f"{getattr(args, option)}")
-    overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
-                                   ("output_dir", args.output_dir), ("name", args.name))
-                 if v is not None}
-    config = TrainConfig.from_yaml(args.config, **overrides)  # every field checked here
+    config = _train_config(args)
     if config.backend != "sb3":
         raise _UsageError(f"hilo population trains with sb3, not backend {config.backend!r}")
     _check_agent(args.start)
