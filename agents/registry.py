@@ -58,7 +58,6 @@ def shipped_model(path: Path) -> AgentFactory:
     return make
 
 
-
 _REGISTRY: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "caller": CallerAgent,
