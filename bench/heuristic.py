@@ -74,18 +74,26 @@ def record(rules: RuleSet, games: int, steps: int, play: str, seed: int = 0,
     return Trace(rules, batches, taken)
 
 
-def replay(trace: Trace, make: AgentFactory = HeuristicAgent, warmup: Trace | None = None
-           ) -> tuple[float, list[np.ndarray]]:
-    """Fresh agents answer the trace in order: (seconds in ``act_batch``, their actions).
-    With ``warmup``, they answer that trace first, untimed (their caches then hold what a
-    while of play puts there, as for an opponent some way into training)."""
-    agents = [make(trace.rules, seat) for seat in range(trace.rules.num_players)]
-    estimator = Estimator(trace.rules)  # as a new process's Estimator.shared: empty caches
+def fresh_agents(rules: RuleSet, make: AgentFactory = HeuristicAgent,
+                 warmup: Trace | None = None) -> list[Agent]:
+    """One new agent per seat, sharing one empty :class:`Estimator` (as a new process's
+    ``Estimator.shared``); with ``warmup``, they answer that trace first (their caches then
+    hold what a while of play puts there, as for an opponent some way into training)."""
+    agents = [make(rules, seat) for seat in range(rules.num_players)]
+    estimator = Estimator(rules)
     for agent in agents:
         if isinstance(getattr(agent, "estimator", None), Estimator):
             agent.estimator = estimator
     for seat, obs, masks in warmup.batches if warmup is not None else ():
         agents[seat].act_batch(obs, masks)
+    return agents
+
+
+def replay(trace: Trace, make: AgentFactory = HeuristicAgent, warmup: Trace | None = None
+           ) -> tuple[float, list[np.ndarray]]:
+    """Fresh agents (:func:`fresh_agents`, warmed by ``warmup``) answer the trace in order:
+    (seconds in ``act_batch``, their actions)."""
+    agents = fresh_agents(trace.rules, make, warmup)
     seconds, actions = 0.0, []
     for seat, obs, masks in trace.batches:
         start = time.perf_counter()
@@ -116,12 +124,7 @@ def main() -> None:
             if args.profile:
                 from pyinstrument import Profiler
 
-                agents = [HeuristicAgent(rules, seat) for seat in range(players)]
-                estimator = Estimator(rules)  # empty caches, as replay's
-                for agent in agents:
-                    agent.estimator = estimator
-                for seat, obs, masks in warmup.batches if warmup is not None else ():
-                    agents[seat].act_batch(obs, masks)
+                agents = fresh_agents(rules, warmup=warmup)
                 with Profiler(interval=0.0005) as prof:
                     for seat, obs, masks in trace.batches:
                         agents[seat].act_batch(obs, masks)
