@@ -7,7 +7,8 @@
 | ``heuristic``   | :class:`agents.baselines.HeuristicAgent`                       |
 | ``cfr_tiny``    | :class:`agents.cfr_tiny.CFRTinyAgent`: OpenSpiel's CFR+        |
 |                 | solution of the ``tiny`` rules (those rules only)              |
-| ``ppo``         | the shipped MaskablePPO policy: ``ppo_population`` (below)     |
+| ``ppo``         | the shipped MaskablePPO policy: ``ppo_population`` (below) at  |
+|                 | 2 players, ``ppo_3p`` ... ``ppo_6p`` at 3 to 6                 |
 | ``ppo_population`` | ``agents/models/ppo_population.zip``: standard rules, 2     |
 |                 | players; ``ppo_standard`` trained on by ``hilo population      |
 |                 | ppo_population`` (PSRO-style, against past agents and best     |
@@ -15,6 +16,9 @@
 | ``ppo_standard``| ``agents/models/ppo_standard.zip``: standard rules, 2 players; |
 |                 | trained by ``hilo train configs/train/ppo_standard.yaml`` (the |
 |                 | ``ppo`` of earlier releases)                                   |
+| ``ppo_3p`` ...  | ``agents/models/ppo_3p.zip`` ... ``ppo_6p.zip``: standard      |
+| ``ppo_6p``      | rules at 3 ... 6 players, one model per count; trained by      |
+|                 | ``hilo train ppo_3p`` ... ``ppo_6p``                           |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
 | ``rllib:PATH``  | :class:`agents.rllib.RLlibAgent`, an RLlib policy folder or    |
@@ -38,22 +42,35 @@ AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
 RLLIB_PREFIX = "rllib:"
 MODELS = Path(__file__).resolve().parent / "models"
-SHIPPED_MODELS: dict[str, Path] = {"ppo": MODELS / "ppo_population.zip",
-                                    "ppo_population": MODELS / "ppo_population.zip",
-                                    "ppo_standard": MODELS / "ppo_standard.zip"}
+SHIPPED_MODELS: dict[str, Path] = {
+    "ppo": MODELS / "ppo_population.zip",
+    "ppo_population": MODELS / "ppo_population.zip",
+    "ppo_standard": MODELS / "ppo_standard.zip",
+    **{f"ppo_{n}p": MODELS / f"ppo_{n}p.zip" for n in range(3, 7)},
+}
 """The trained MaskablePPO models shipped with the package, by agent name; ``ppo`` names the
-one we stand behind."""
+one we stand behind at two players, and plays :data:`PPO_TABLES` at larger tables."""
 SHIPPED_PPO = SHIPPED_MODELS["ppo"]
-"""The trained policy behind the name ``ppo``."""
+"""The trained policy behind the name ``ppo`` at two players."""
+PPO_TABLES: dict[int, Path] = {n: SHIPPED_MODELS[f"ppo_{n}p"] for n in range(3, 7)}
+"""The model ``ppo`` plays at each larger table: one trained per player count."""
 
 
-def shipped_model(path: Path) -> AgentFactory:
+def shipped_path(name: str, rules: RuleSet) -> Path:
+    """The model file the shipped agent ``name`` plays under ``rules``: ``ppo`` takes the one
+    trained for the table's player count."""
+    if name == "ppo":
+        return PPO_TABLES.get(rules.num_players, SHIPPED_PPO)
+    return SHIPPED_MODELS[name]
+
+
+def shipped_model(name: str) -> AgentFactory:
     """The factory of a shipped model's agent."""
 
     def make(rules: RuleSet, seed: int | None) -> Agent:
         from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until asked for
 
-        return PPOAgent(rules, path, seed=seed)
+        return PPOAgent(rules, shipped_path(name, rules), seed=seed)
 
     return make
 
@@ -63,7 +80,7 @@ _REGISTRY: dict[str, AgentFactory] = {
     "caller": CallerAgent,
     "heuristic": HeuristicAgent,
     "cfr_tiny": CFRTinyAgent,
-    **{name: shipped_model(path) for name, path in SHIPPED_MODELS.items()},
+    **{name: shipped_model(name) for name in SHIPPED_MODELS},
     **{name: gauntlet.factory(name) for name in gauntlet.STYLES},
 }
 

@@ -100,11 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: %(default)s)")
     deals.add_argument("--seed", type=seed_value, default=0,
                        help="seed of the deals (default: %(default)s)")
-    games = argparse.ArgumentParser(add_help=False)  # the options of every command per game
+    seats = argparse.ArgumentParser(add_help=False)  # the table size, over the rules' own
+    seats.add_argument("--players", type=int, default=None,
+                       help="players at the table (default: the rules' own)")
+    games = argparse.ArgumentParser(parents=[seats], add_help=False)  # per game
     games.add_argument("--game", choices=[HILO, *GAME_COMMANDS], default=HILO,
                        help=f"which game (default: {HILO}, Equation Hi-Lo)")
-    games.add_argument("--players", type=int, default=None,
-                       help="players at the table (default: the rules' own)")
 
     p = sub.add_parser("solve", help="best Low and High equations of a hand",
                        description="Print the best Low (target 1) and High (target 20) equations "
@@ -174,20 +175,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_train)
 
-    p = sub.add_parser("gauntlet", parents=[deals],
+    p = sub.add_parser("gauntlet", parents=[deals, seats],
                        help="scripted exploitative players against an agent",
                        description="Each of the gauntlet's scripted players (loose, tight, "
                                    "passive, aggressive, escalating, maniac, swinger, bluffer, "
-                                   "trapper, caller) plays duplicate deals against the agent; "
-                                   "prints the agent's chips per hand against each with a 95% "
-                                   "confidence interval, and the best exploit found.")
+                                   "trapper, caller) plays duplicate deals against the agent "
+                                   "(at larger tables it takes every other seat); prints the "
+                                   "agent's chips per hand against each with a 95% confidence "
+                                   "interval, and the best exploit found.")
     p.add_argument("agent", metavar="AGENT", help=f"agent name: {agent_list}")
     p.add_argument("--hands", type=int, default=2_000,
                    help="hands per match, rounded up to whole duplicate deals "
                         "(default: %(default)s)")
+    p.add_argument("--opponents", nargs="+", metavar="NAME", default=None,
+                   help="play these agents instead of the gauntlet's players, such as "
+                        "heuristic random (each takes every seat but the agent's)")
     p.set_defaults(func=_cmd_gauntlet)
 
-    p = sub.add_parser("exploit", parents=[deals],
+    p = sub.add_parser("exploit", parents=[deals, seats],
                        help="a lower bound on an agent's exploitability (a best response)",
                        description="Train a best response (MaskablePPO on the batch simulator) "
                                    "against the frozen agent for a budget, evaluate it at "
@@ -534,8 +539,9 @@ def _cmd_gauntlet(args: argparse.Namespace) -> int:
 
     if args.hands < 1:
         raise _UsageError(f"--hands must be at least 1, not {args.hands}")
-    _check_agent(args.agent)
-    resolve(args.rules)  # bad rules fail before any hand
+    for name in (args.agent, *(args.opponents or ())):
+        _check_agent(name)
+    rules = resolve(_rules(args))  # bad rules fail before any hand
 
     def heard(player: str, match: Any) -> None:  # progress on stderr: a match takes minutes
         mean, ci = match.score(0)
@@ -543,8 +549,9 @@ def _cmd_gauntlet(args: argparse.Namespace) -> int:
               f"({match.seconds:.0f}s)", file=sys.stderr, flush=True)
 
     try:
-        result = gauntlet(args.agent, args.rules, hands=args.hands, seed=args.seed,
-                          on_match=heard)
+        result = gauntlet(args.agent, rules, hands=args.hands, seed=args.seed, on_match=heard,
+                          rules_name=args.rules,
+                          **({"players": args.opponents} if args.opponents else {}))
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -563,7 +570,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     if args.minutes is not None and not 0 < args.minutes < float("inf"):
         raise _UsageError(f"--minutes must be a number > 0, not {args.minutes}")
     _check_agent(args.agent)
-    rules = resolve(args.rules)
+    rules = resolve(_rules(args))
     if _exact_solvable(rules):
         return _exact_exploit(args, rules)
     require_extra("train", "hilo exploit")
@@ -576,7 +583,8 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     budget = f"{minutes:g} minutes" if minutes is not None else f"{args.decisions:,} decisions"
     start = f" from {args.start}" if args.start else ""
     print(f"training a best response to {args.agent}{start} for {budget} of learning "
-          f"({args.rules} rules; {args.evals} evaluations of {args.hands:,} duplicate deals)",
+          f"({args.rules} rules, {rules.num_players} players; {args.evals} evaluations of "
+          f"{args.hands:,} duplicate deals)",
           flush=True)
 
     def heard(point: Any) -> None:  # a training.exploit.CurvePoint
@@ -586,7 +594,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     return _print_table("exploit", lambda: exploit(
         args.agent, args.rules, minutes=minutes, decisions=args.decisions, seed=args.seed,
         hands=args.hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
-        on_eval=heard))
+        on_eval=heard, **({"players": args.players} if args.players else {})))
 
 
 def _print_table(command: str, run: Callable[[], Any]) -> int:

@@ -26,6 +26,8 @@ def test_shipped_configs_are_valid() -> None:
     ("net_arch: 64\n", "'net_arch' = 64"),
     ("baselines: [wizard]\n", "unknown agent 'wizard'"),
     ("rules: poker\n", "unknown rules 'poker'"),
+    ("players: -1\n", "'players' = -1"),
+    ("players: 9\n", "'num_players' = 9"),
     ("- a list\n", "expected a mapping"),
 ])
 def test_bad_config_fails_before_any_work(tmp_path: Path, text: str, message: str) -> None:
@@ -60,6 +62,22 @@ def test_smoke_training_run(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
                  "--no-progress"]) == 0
 
 
+def test_a_run_at_a_larger_table(tmp_path: Path) -> None:
+    # the learner in one seat, each baseline in all the others, in training and evaluation
+    pytest.importorskip("sb3_contrib")
+    from hilo_env.training.selfplay import train
+
+    config = TrainConfig.from_yaml(SMOKE, players=3, output_dir=str(tmp_path),
+                                   total_timesteps=2_048, snapshot_every=0, eval_hands=30)
+    assert config.rule_set().num_players == 3 and TrainConfig().rule_set().num_players == 2
+    model = train(config, progress=False)
+    with open(tmp_path / "smoke" / "evaluations.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["opponent"] for r in rows} == {"random", "caller"}
+    assert main(["gauntlet", f"ppo:{model}", "--players", "3", "--opponents", "random",
+                 "--hands", "9"]) == 0
+
+
 def test_shipped_ppo_agent_plays_legally_and_beats_random() -> None:
     pytest.importorskip("sb3_contrib")
     from hilo_env import agents
@@ -69,3 +87,26 @@ def test_shipped_ppo_agent_plays_legally_and_beats_random() -> None:
     result = tournament(["ppo", "random"], "standard", hands=400, seed=5, progress=False)
     mean, ci, hands = result.overall("ppo")
     assert hands == 400 and mean - ci > 0
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_ppo_plays_the_model_of_its_table_size_and_beats_random(players: int) -> None:
+    pytest.importorskip("sb3_contrib")
+    from hilo_env.agents.registry import PPO_TABLES, make
+    from hilo_env.equation_hilo.rules import RuleSet
+    from hilo_env.training.gauntlet import gauntlet
+
+    rules = RuleSet(num_players=players)
+    assert make("ppo", rules).path == PPO_TABLES[players] == make(f"ppo_{players}p", rules).path
+    result = gauntlet("ppo", rules, hands=60 * players, seed=5, players=["random"])
+    mean, ci = result.score("random")
+    assert mean - ci > 0, result.table()
+
+
+def test_ppo_refuses_a_table_it_has_no_model_for() -> None:
+    pytest.importorskip("sb3_contrib")
+    from hilo_env.agents.registry import make
+    from hilo_env.equation_hilo.rules import RuleSet
+
+    with pytest.raises(ValueError, match="num_players"):
+        make("ppo", RuleSet(num_players=7))

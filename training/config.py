@@ -40,6 +40,9 @@ class TrainConfig:
     """Folder for TensorBoard logs, checkpoints, evaluations and the final model."""
     rules: str = "standard"
     """Rule preset name or YAML path the agent trains on."""
+    players: int = 0
+    """Players at the table, overriding the rules' ``num_players`` (0: the rules' own), as
+    the command line's ``--players``."""
     seed: int = 0
     """Seeds the simulator, the opponents and the network initialisation."""
     total_timesteps: int = 2_000_000
@@ -140,7 +143,7 @@ class TrainConfig:
                      getattr(self, name), "an integer >= 1")
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
         for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
-                     "seed", "num_env_runners", "num_learners", "collectors"):
+                     "seed", "num_env_runners", "num_learners", "collectors", "players"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
                      getattr(self, name), "an integer >= 0")
         # MaskablePPO asserts both; checked here so a run never starts only to fail in SB3
@@ -185,8 +188,8 @@ class TrainConfig:
             raise ValueError(f"config field 'rules': {exc}") from None
 
     def rule_set(self) -> RuleSet:
-        """The RuleSet trained on."""
-        return resolve(self.rules)
+        """The RuleSet trained on: ``rules`` with ``players`` applied."""
+        return resolve(self.rules, **({"num_players": self.players} if self.players else {}))
 
     @property
     def run_dir(self) -> Path:

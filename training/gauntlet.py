@@ -78,13 +78,16 @@ def interval(mean: float, ci: float) -> str:
 
 def gauntlet(agent: str, rules: RuleSet | str = "standard", hands: int = 2_000, seed: int = 0,
              players: Sequence[str] = GAUNTLET,
-             on_match: Callable[[str, TableResult], None] | None = None) -> GauntletResult:
+             on_match: Callable[[str, TableResult], None] | None = None,
+             rules_name: str | None = None) -> GauntletResult:
     """Play ``agent`` (a registered name) against each of ``players``: ``hands`` hands each
     (rounded up to whole duplicate deals), the same deals in every match. ``on_match`` is
-    called after each match."""
+    called after each match; ``rules_name`` names the rules in the table (default: the
+    preset or path given, or ``custom``)."""
     for name in (agent, *players):
         agents.check(name)
-    rules_name = rules if isinstance(rules, str) else "custom"
+    if rules_name is None:
+        rules_name = rules if isinstance(rules, str) else "custom"
     rules = resolve(rules).replace(hands_per_episode=1)
     n = rules.num_players
     deals = max(1, math.ceil(hands / n))

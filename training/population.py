@@ -109,7 +109,8 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
                                ("response_weight", response_weight, 1), ("hands", hands, 1)):
         if not (isinstance(value, int) and not isinstance(value, bool) and value >= least):
             raise ValueError(f"{name} must be an integer >= {least}, not {value!r}")
-    model_file(start)  # a MaskablePPO agent whose file exists, before any work
+    rules = config.rule_set()
+    model_file(start, rules)  # a MaskablePPO agent whose file exists, before any work
     run_dir = config.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     settings = {"start": start, "iterations": iterations,
@@ -125,7 +126,8 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
         response: ExploitResult = exploit(
             agent, config.rules, decisions=response_decisions, seed=config.seed, hands=hands,
             output_dir=str(run_dir), name=f"response_{index}", start=agent, progress=progress,
-            **{"net_arch": config.net_arch, **(response_settings or {})})
+            **{"net_arch": config.net_arch, "players": config.players,
+               **(response_settings or {})})
         it = Iteration(index, agent, decisions, response.bound,
                        f"{PPO_PREFIX}{response.model_path}")
         result.iterations.append(it)
@@ -141,14 +143,14 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
 
         trained = train(dataclasses.replace(
             config, name=f"agent_{index}", output_dir=str(run_dir),
-            init_model=str(model_file(agent)),
+            init_model=str(model_file(agent, rules)),
             baselines=[*config.baselines, *members], seed=config.seed + index),
             progress=progress)
         agent, decisions = f"{PPO_PREFIX}{trained}", decisions + config.total_timesteps
         respond(index, agent, decisions)
     for where in (Path, rules_path, observation_path):  # the model and what it keeps beside it
-        if where(model_file(agent)).is_file():
-            shutil.copyfile(where(model_file(agent)), where(result.model_path))
+        if where(model_file(agent, rules)).is_file():
+            shutil.copyfile(where(model_file(agent, rules)), where(result.model_path))
     result.wall_seconds = time.perf_counter() - began
     return result
 

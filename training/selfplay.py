@@ -48,12 +48,13 @@ Games = Union[HiLoVectorEnv, AECLearnerVectorEnv, "Collectors"]
 
 def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str], hands: int,
                    seed: int) -> dict[str, tuple[float, float]]:
-    """Mean chips per hand of a saved model (and 95% CI) against each baseline, duplicate deals."""
+    """Mean chips per hand of a saved model (and 95% CI) against each baseline, duplicate deals:
+    the model in one seat, the baseline in every other (as the learner trains)."""
     scores = {}
     for name in dict.fromkeys(baselines):  # a baseline listed twice weighs the pool, once here
         learner = agents.make(f"ppo:{model_path}", rules, seed=seed)
-        table = play_table([learner, agents.make(name, rules, seed=seed + 1)], rules,
-                           deals=hands, seed=seed)
+        field = [agents.make(name, rules, seed=seed + 1)] * (rules.num_players - 1)
+        table = play_table([learner, *field], rules, deals=hands, seed=seed)
         scores[name] = table.score(0)
     return scores
 
