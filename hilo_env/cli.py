@@ -168,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.epilog = (f"Install the train extra with: {install_line('train')}; the rllib extra "
                 f"with: {install_line('rllib')}")
     p.add_argument("config", help="a training config: a bundled one by name (selfplay, smoke, "
-                                  "ppo_standard, rllib_league) or a YAML path")
+                                  "ppo_standard, ppo_3p ... ppo_6p, rllib_league) or a YAML "
+                                  "path")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
