@@ -173,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
+    p.add_argument("--init-model", metavar="MODEL_ZIP",
+                   help="override init_model: start from a saved model's weights")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_train)
 
@@ -507,11 +509,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 def _train_config(args: argparse.Namespace) -> Any:
     """The ``TrainConfig`` of ``args.config`` with the command line's ``--total-timesteps``,
-    ``--output-dir`` and ``--name`` over its fields; every field checked here."""
+    ``--output-dir``, ``--name`` and (``hilo train``) ``--init-model`` over its fields; every
+    field checked here."""
     from hilo_env.training.config import TrainConfig
 
     overrides = {k: v for k, v in (("total_timesteps", args.total_timesteps),
-                                   ("output_dir", args.output_dir), ("name", args.name))
+                                   ("output_dir", args.output_dir), ("name", args.name),
+                                   ("init_model", getattr(args, "init_model", None)))
                  if v is not None}
     return TrainConfig.from_yaml(args.config, **overrides)
 
