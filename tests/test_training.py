@@ -43,6 +43,8 @@ def test_cli_rejects_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture)
     assert main(["train", str(path), "--output-dir", str(tmp_path)]) == 2
     assert "'total_timesteps' = -5" in capsys.readouterr().err
     assert not (tmp_path / "selfplay").exists()
+    assert main(["train", str(SMOKE), "--init-model", str(tmp_path / "none.zip")]) == 2
+    assert "'init_model'" in capsys.readouterr().err
 
 
 def test_smoke_training_run(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
