@@ -42,18 +42,18 @@ AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
 RLLIB_PREFIX = "rllib:"
 MODELS = Path(__file__).resolve().parent / "models"
+SHIPPED_PPO = MODELS / "ppo_population.zip"
+"""The trained policy behind the name ``ppo`` at two players."""
+PPO_TABLES: dict[int, Path] = {n: MODELS / f"ppo_{n}p.zip" for n in range(3, 7)}
+"""The model ``ppo`` plays at each larger table: one trained per player count."""
 SHIPPED_MODELS: dict[str, Path] = {
-    "ppo": MODELS / "ppo_population.zip",
-    "ppo_population": MODELS / "ppo_population.zip",
+    "ppo": SHIPPED_PPO,
+    "ppo_population": SHIPPED_PPO,
     "ppo_standard": MODELS / "ppo_standard.zip",
-    **{f"ppo_{n}p": MODELS / f"ppo_{n}p.zip" for n in range(3, 7)},
+    **{f"ppo_{n}p": path for n, path in PPO_TABLES.items()},
 }
 """The trained MaskablePPO models shipped with the package, by agent name; ``ppo`` names the
 one we stand behind at two players, and plays :data:`PPO_TABLES` at larger tables."""
-SHIPPED_PPO = SHIPPED_MODELS["ppo"]
-"""The trained policy behind the name ``ppo`` at two players."""
-PPO_TABLES: dict[int, Path] = {n: SHIPPED_MODELS[f"ppo_{n}p"] for n in range(3, 7)}
-"""The model ``ppo`` plays at each larger table: one trained per player count."""
 
 
 def shipped_path(name: str, rules: RuleSet) -> Path:

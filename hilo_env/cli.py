@@ -599,7 +599,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     return _print_table("exploit", lambda: exploit(
         args.agent, args.rules, minutes=minutes, decisions=args.decisions, seed=args.seed,
         hands=args.hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
-        on_eval=heard, **({"players": args.players} if args.players else {})))
+        on_eval=heard, players=args.players or 0))
 
 
 def _print_table(command: str, run: Callable[[], Any]) -> int:

@@ -148,9 +148,10 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
             progress=progress)
         agent, decisions = f"{PPO_PREFIX}{trained}", decisions + config.total_timesteps
         respond(index, agent, decisions)
+    last = model_file(agent, rules)
     for where in (Path, rules_path, observation_path):  # the model and what it keeps beside it
-        if where(model_file(agent, rules)).is_file():
-            shutil.copyfile(where(model_file(agent, rules)), where(result.model_path))
+        if where(last).is_file():
+            shutil.copyfile(where(last), where(result.model_path))
     result.wall_seconds = time.perf_counter() - began
     return result
 
