@@ -62,22 +62,49 @@ def test_put_back_reorders_only_the_undrawn_cards() -> None:
     np.testing.assert_array_equal(out[10:], deck[10:][np.argsort(keys)])
 
 
+def test_put_back_until_is_put_back_repeated_while_the_top_card_is_refused() -> None:
+    """One reshuffle at the first count that deals an allowed card gives the deck and count
+    of putting back one card at a time, as the engine does (blocks of counts crossed too)."""
+    rng = np.random.default_rng(7)
+    until = jax.jit(C.put_back_until)
+    one = jax.jit(C.put_back)
+    for trial in range(40):
+        deck = rng.permutation(cards.DECK_SIZE).astype(np.int32)
+        seed = C.hand_seed_words(rng.integers(0, 2**63, dtype=np.uint64))
+        draw, count = int(rng.integers(0, 40)), int(rng.integers(0, 9))
+        # refuse a random share of the cards, up to all but one undrawn card
+        refused = rng.random(cards.DECK_SIZE) < (0.97 if trial % 4 == 0 else 0.3)
+        refused[deck[draw]] = True
+        refused[deck[rng.integers(draw + 1, cards.DECK_SIZE)]] = False
+        want, n = deck, count
+        while True:
+            want, n = np.asarray(one(want, draw, seed, n)), n + 1
+            if not refused[want[draw]]:
+                break
+        got, got_count = until(deck, draw, seed, count, refused)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert int(got_count) == n
+
+
 def test_put_back_where_reshuffles_only_the_games_that_need_it() -> None:
-    """Its batching rule (a few games at a time, gathered) gives the select of ``put_back``:
-    with none, some and more games than one turn of its loop takes."""
+    """Its batching rule (a few games at a time, gathered) gives the select of
+    ``put_back_until``: with none, some and more games than one turn of its loop takes."""
     rng = np.random.default_rng(4)
-    games = 2 * C.COMPACT_SHARE + 3
+    games = 2 * C.COMPACT_SHARE["cpu"] + 3
     decks = np.stack([rng.permutation(cards.DECK_SIZE) for _ in range(games)]).astype(np.int32)
     draws = rng.integers(0, 30, games).astype(np.int32)
     seeds = C.hand_seed_words(rng.integers(0, 2**63, games, dtype=np.uint64))
     counts = rng.integers(0, 9, games).astype(np.int32)
-    every = jax.jit(jax.vmap(C.put_back))(decks, draws, seeds, counts)
+    refused = rng.random((games, cards.DECK_SIZE)) < 0.3
+    every, every_count = jax.jit(jax.vmap(C.put_back_until))(decks, draws, seeds, counts,
+                                                               refused)
     batched = jax.jit(jax.vmap(C.put_back_where))
     for need in (np.zeros(games, bool), rng.random(games) < 0.02, rng.random(games) < 0.7):
-        np.testing.assert_array_equal(batched(need, decks, draws, seeds, counts),
-                                      np.where(need[:, None], every, decks))
-    one = jax.jit(C.put_back_where)(True, decks[0], draws[0], seeds[0], counts[0])
-    np.testing.assert_array_equal(one, every[0])
+        got, got_count = batched(need, decks, draws, seeds, counts, refused)
+        np.testing.assert_array_equal(got, np.where(need[:, None], every, decks))
+        np.testing.assert_array_equal(got_count, np.where(need, every_count, counts))
+    one = jax.jit(C.put_back_where)(True, decks[0], draws[0], seeds[0], counts[0], refused[0])
+    np.testing.assert_array_equal(one[0], every[0])
 
 
 def test_deal_where_deals_as_deal_where_a_hand_is_needed_and_leaves_the_others() -> None:
@@ -86,7 +113,7 @@ def test_deal_where_deals_as_deal_where_a_hand_is_needed_and_leaves_the_others()
     too; and ``play_from_key`` (``step``'s transition), which deals lazily, plays as ``play``
     given the eager deal, new hands and new matches (an auto-reset) alike."""
     rng = np.random.default_rng(5)
-    games = 2 * C.DEAL_SHARE + 3
+    games = 2 * C.DEAL_SHARE["cpu"] + 3
     keys = jax.random.split(jax.random.PRNGKey(7), games)
     decks = np.stack([rng.permutation(cards.DECK_SIZE) for _ in range(games)]).astype(np.int32)
     seeds = C.hand_seed_words(rng.integers(0, 2**63, games, dtype=np.uint64))
@@ -240,3 +267,18 @@ def test_the_learner_view_against_an_opponent_who_always_folds() -> None:
         np.testing.assert_array_equal(state.reward, np.where(done, 1.0, 0.0))
         ended += done.sum()
     assert ended > 4 * games
+
+
+def test_put_back_orders_the_same_by_count_and_by_sort() -> None:
+    """The CPU's way (counted places) and the accelerators' (a sort) give one order; the
+    test suite runs on the CPU, so the sort is checked here directly."""
+    rng = np.random.default_rng(11)
+    decks = np.stack([rng.permutation(cards.DECK_SIZE) for _ in range(64)]).astype(np.int32)
+    draws = rng.integers(0, cards.DECK_SIZE, 64).astype(np.int32)
+    seeds = C.hand_seed_words(rng.integers(0, 2**63, 64, dtype=np.uint64))
+    high, low = jax.vmap(C.reshuffle_keys)(seeds, rng.integers(0, 9, 64), decks)
+    undrawn = np.arange(cards.DECK_SIZE) >= draws[:, None]
+    args = (decks, draws, high, low, undrawn)
+    by_count = jax.jit(jax.vmap(C.order_by_count))(*args)
+    np.testing.assert_array_equal(jax.jit(jax.vmap(C.order_by_sort))(*args), by_count)
+    np.testing.assert_array_equal(by_count[undrawn == 0], decks[undrawn == 0])

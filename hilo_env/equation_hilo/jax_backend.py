@@ -503,21 +503,11 @@ class EquationHiLo:
         limit = self.rules.max_multiply
         p = s.draw_position
         over_limit = jnp.bool_(False) if limit is None else s.multiplies[seat] >= limit
-
-        def refused(deck_reshuffles: tuple[jax.Array, jax.Array]) -> jax.Array:
-            c = deck_reshuffles[0][p]
-            special = c >= cards.FIRST_MULTIPLY
-            return live & jnp.where(hidden, special, special & (c < cards.FIRST_ROOT)
-                                    & over_limit)
-
-        def put_back(deck_reshuffles: tuple[jax.Array, jax.Array]) -> tuple[jax.Array,
-                                                                              jax.Array]:
-            deck, reshuffles = deck_reshuffles
-            need = refused(deck_reshuffles)  # under vmap: the games of the batch still at it
-            return (jax_chance.put_back_where(need, deck, p, s.hand_seed, reshuffles),
-                    reshuffles + need)
-
-        deck, reshuffles = lax.while_loop(refused, put_back, (s.deck, s.reshuffles))
+        ids = jnp.arange(DECK)
+        refused = (ids >= cards.FIRST_MULTIPLY) & (hidden | ((ids < cards.FIRST_ROOT)
+                                                             & over_limit))
+        deck, reshuffles = jax_chance.put_back_where(live & refused[s.deck[p]], s.deck, p,
+                                                     s.hand_seed, s.reshuffles, refused)
         c = deck[p]
         special = live & (c >= cards.FIRST_MULTIPLY)  # face up only: refused when hidden
         root = special & (c >= cards.FIRST_ROOT)
@@ -526,7 +516,6 @@ class EquationHiLo:
         number = window < cards.FIRST_MULTIPLY
         j = jnp.argmax(number)
         aside = special & ~number & (jnp.arange(WINDOW) < j)
-        ids = jnp.arange(DECK)
         extra = window[j]
         card = jnp.where(special, extra, c)
         mine = live & (jnp.arange(self.n) == seat)

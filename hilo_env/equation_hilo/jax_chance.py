@@ -14,8 +14,11 @@ checks it against ``cards.reshuffle_keys`` bit for bit.
 | :func:`hand_seed_words` | NumPy uint64 seeds (...) -> (..., 2) uint32 words, high first   |
 | :func:`reshuffle_keys`| ``cards.reshuffle_keys`` as (high, low) uint32 words               |
 | :func:`put_back`      | the card drawn goes back and the undrawn cards are reshuffled     |
-| :func:`put_back_where`| ``put_back`` where a game needs it; under ``vmap`` only those     |
-|                       | games are reshuffled (a custom batching rule)                     |
+| :func:`order_by_count`| its new order on the CPU: each card's place counted              |
+| :func:`order_by_sort` | the same order elsewhere (GPU, TPU): one stable sort              |
+| :func:`put_back_until`| ``put_back`` again while the top card is refused; one reshuffle  |
+| :func:`put_back_where`| ``put_back_until`` where a game needs it; under ``vmap`` only     |
+|                       | those games are reshuffled (a custom batching rule)               |
 | :func:`deal_where`    | ``deal`` where a game needs a new hand, else its deck and seed    |
 |                       | unchanged; under ``vmap`` only those games are dealt              |
 | :func:`compact_where` | the body of both batching rules: gather the games that need it,  |
@@ -29,6 +32,7 @@ games that use it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -97,13 +101,23 @@ def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
     cards, that one included, are reshuffled: top first in ascending order of their keys
     (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are.
 
-    Each card's new place is counted, not sorted: the drawn cards before it plus the undrawn
-    cards with smaller keys (keys are distinct: SplitMix64 is a bijection). One card per turn
-    of a loop: XLA's sort is slow on the CPU, and a 52 x 52 comparison in one expression gets
-    the keys' arithmetic fused into every pair."""
+    Two ways to one order, chosen by the platform the program is compiled for: on the CPU
+    :func:`order_by_count` (XLA's sort is slow there), elsewhere :func:`order_by_sort` (on a
+    GPU the counting loop's 52 turns are 52 kernel launches, the sort one)."""
     high, low = reshuffle_keys(hand_seed, reshuffles, deck)
+    undrawn = jnp.arange(DECK_SIZE) >= draw_position
+    return lax.platform_dependent(deck, draw_position, high, low, undrawn,
+                                  cpu=order_by_count, default=order_by_sort)
+
+
+def order_by_count(deck: jax.Array, draw_position: jax.Array, high: jax.Array,
+                   low: jax.Array, undrawn: jax.Array) -> jax.Array:
+    """``deck`` with its ``undrawn`` cards in ascending order of their keys (``high``,
+    ``low``), each card's new place counted: the drawn cards before it plus the undrawn cards
+    with smaller keys (keys are distinct: SplitMix64 is a bijection). One card per turn of a
+    loop: a 52 x 52 comparison in one expression gets the keys' arithmetic fused into every
+    pair on the CPU."""
     places = jnp.arange(DECK_SIZE)
-    undrawn = places >= draw_position
 
     def smaller(i: jax.Array) -> jax.Array:
         """How many undrawn cards have a smaller key than card ``i``."""
@@ -113,6 +127,16 @@ def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
     return jnp.zeros_like(deck).at[place].set(deck, unique_indices=True)
 
 
+def order_by_sort(deck: jax.Array, draw_position: jax.Array, high: jax.Array,
+                  low: jax.Array, undrawn: jax.Array) -> jax.Array:
+    """:func:`order_by_count`'s order by one stable sort: the drawn cards keyed alike ahead
+    of the undrawn ones, which sort by their keys."""
+    del draw_position  # the drawn cards are the ones not ``undrawn``
+    zero = jnp.zeros_like(high)
+    return lax.sort((undrawn.astype(U32), jnp.where(undrawn, high, zero),
+                     jnp.where(undrawn, low, zero), deck), num_keys=3, is_stable=True)[-1]
+
+
 def batch_axis(axis_size: int, in_batched: list[bool], *xs: Any) -> list[Any]:
     """A batching rule's arguments, each with the batch axis (those without it broadcast);
     ``in_batched`` are custom_vmap's flags."""
@@ -120,13 +144,28 @@ def batch_axis(axis_size: int, in_batched: list[bool], *xs: Any) -> list[Any]:
             for x, batched in zip(xs, in_batched, strict=True)]
 
 
-def compact_where(f: Callable[..., Any], share: int, need: jax.Array, old: Any,
+Shares = dict[str, int]
+"""How many games a batching rule gathers per turn, as the batch's divisor, by platform:
+``lax.platform_dependent``'s names, ``"cpu"`` and ``"default"`` (GPU, TPU). Measured with
+``bench/jax.py`` on each (the figures are in the commit that set them): a GPU runs a turn's
+games in parallel and pays most for the turns, the CPU pays for every game gathered."""
+
+
+def compact_where(f: Callable[..., Any], shares: Shares, need: jax.Array, old: Any,
                   *args: jax.Array) -> Any:
     """A batching rule's body for ``f(*args)`` where ``need``, else ``old`` (a pytree of
     ``f``'s results' shapes), every argument with the batch axis first: the games that need
-    it are gathered, ``batch // share`` at a time, ``f`` runs on those only and its results
-    are scattered back; the loop turns while games are left. A select would run ``f`` on
-    every game and throw most of it away."""
+    it are gathered, ``batch // shares[platform]`` at a time, ``f`` runs on those only and
+    its results are scattered back; the loop turns while games are left. A select would run
+    ``f`` on every game and throw most of it away."""
+    return lax.platform_dependent(need, old, *args, **{
+        platform: functools.partial(compact_loop, f, share)
+        for platform, share in shares.items()})
+
+
+def compact_loop(f: Callable[..., Any], share: int, need: jax.Array, old: Any,
+                 *args: jax.Array) -> Any:
+    """:func:`compact_where` at one ``share``."""
     axis_size = need.shape[0]
     flat_old, tree = jax.tree_util.tree_flatten(old)
     chunk = max(1, axis_size // share)
@@ -144,30 +183,71 @@ def compact_where(f: Callable[..., Any], share: int, need: jax.Array, old: Any,
     return jax.tree_util.tree_unflatten(tree, outs)
 
 
+FIND_BLOCK = 8
+""":func:`put_back_until` tries this many reshuffle counts at once for the first whose top
+card may be dealt (a refused card comes up again about one time in seven under the standard
+rules, so one block nearly always ends it)."""
+
+
+def put_back_until(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
+                   reshuffles: jax.Array, refused: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """:func:`put_back`, again while the top card is ``refused`` ((52,) bool by card id):
+    the deck and the reshuffle count after the last.
+
+    A reshuffle orders the undrawn cards by their keys, which depend on the hand seed, the
+    count and the card only, not on the order before; so the cards put back on the way
+    change nothing but the count, and only the last reshuffle is done: the first count from
+    ``reshuffles`` on whose smallest-keyed undrawn card may be dealt, looked for
+    :data:`FIND_BLOCK` counts at a time."""
+    undrawn = jnp.arange(DECK_SIZE) >= draw_position
+    allowed = undrawn & ~refused[deck]
+    tries = jnp.arange(FIND_BLOCK)
+    top = U32(LOW_WORD)
+
+    def look(c: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        first, _ = c
+        high, low = jax.vmap(reshuffle_keys, (None, 0, None))(hand_seed, first + tries, deck)
+        high = jnp.where(undrawn, high, top)
+        lowest = high == high.min(1, keepdims=True)
+        low = jnp.where(lowest, low, top)
+        smallest = lowest & (low == low.min(1, keepdims=True))
+        ok = (smallest & allowed).any(1)
+        return first + jnp.where(ok.any(), jnp.argmax(ok), FIND_BLOCK), ok.any()
+
+    count = lax.while_loop(lambda c: ~c[1], look, (reshuffles, jnp.bool_(False)))[0]
+    return put_back(deck, draw_position, hand_seed, count), count + 1
+
+
 @jax.custom_batching.custom_vmap
 def put_back_where(need: jax.Array, deck: jax.Array, draw_position: jax.Array,
-                   hand_seed: jax.Array, reshuffles: jax.Array) -> jax.Array:
-    """:func:`put_back` where ``need``, else ``deck`` unchanged.
+                   hand_seed: jax.Array, reshuffles: jax.Array,
+                   refused: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """:func:`put_back_until` where ``need``, else ``deck`` and ``reshuffles`` unchanged.
 
-    Under ``vmap`` the reshuffle is computed for the games that need it only, not for the
-    whole batch then selected: a reshuffle costs a game about 52 x 52 comparisons, and in a
-    batch few games put a card back at any one moment of a deal (a special drawn as the
-    hidden card, a × over the limit), so a select would spend nearly all of it on games that
-    discard it. The batching rule (:func:`compact_where`) reshuffles those games only,
-    :data:`COMPACT_SHARE` of the batch at a time."""
-    return jnp.where(need, put_back(deck, draw_position, hand_seed, reshuffles), deck)
+    Under ``vmap`` it runs for the games that need it only, not for the whole batch then
+    selected: a reshuffle costs a game a pass over 52 x 52 key pairs, and in a batch few
+    games put a card back at any one moment of a deal (a special drawn as the hidden card,
+    a × over the limit), so a select would spend nearly all of it on games that discard it.
+    The batching rule (:func:`compact_where`) takes those games, :data:`COMPACT_SHARE` of the
+    batch at a time."""
+    new_deck, new_count = put_back_until(deck, draw_position, hand_seed, reshuffles, refused)
+    return jnp.where(need, new_deck, deck), jnp.where(need, new_count, reshuffles)
 
 
-COMPACT_SHARE = 128
-"""The batching rule of :func:`put_back_where` reshuffles up to ``batch // COMPACT_SHARE``
-games per turn of its loop (and loops while games are left)."""
+COMPACT_SHARE: Shares = {"cpu": 128, "default": 32}
+"""The batching rule of :func:`put_back_where` takes up to ``batch // COMPACT_SHARE`` games
+per turn of its loop (and loops while games are left)."""
 
 
 @put_back_where.def_vmap
 def _put_back_where_batched(axis_size: int, in_batched: list[bool], need: jax.Array,
-                            deck: jax.Array, *args: jax.Array) -> tuple[jax.Array, bool]:
-    need, deck, *args = batch_axis(axis_size, in_batched, need, deck, *args)
-    return compact_where(put_back, COMPACT_SHARE, need, deck, deck, *args), True
+                            deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
+                            reshuffles: jax.Array, refused: jax.Array,
+                            ) -> tuple[tuple[jax.Array, jax.Array], tuple[bool, bool]]:
+    need, deck, *args = batch_axis(axis_size, in_batched, need, deck, draw_position,
+                                   hand_seed, reshuffles, refused)
+    return (compact_where(put_back_until, COMPACT_SHARE, need, (deck, args[2]), deck, *args),
+            (True, True))
 
 
 def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -194,10 +274,9 @@ def deal_where(need: jax.Array, key: jax.Array, deck: jax.Array,
     return jnp.where(need, new_deck, deck), jnp.where(need, new_seed, hand_seed)
 
 
-DEAL_SHARE = 32
+DEAL_SHARE: Shares = {"cpu": 32, "default": 4}
 """The batching rule of :func:`deal_where` deals up to ``batch // DEAL_SHARE`` games per turn
-of its loop (and loops while games are left); measured on the CPU against 8 and 128 (the
-figures are in the commit that chose it)."""
+of its loop (and loops while games are left); on the CPU measured against 8 and 128."""
 
 
 @deal_where.def_vmap
