@@ -23,6 +23,8 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
     .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
     .venv/bin/python bench/jax.py --skip learner            # columns by name: numpy jax
                                                             # learner pgx
+    .venv/bin/python bench/jax.py --shares 128/32 32/4      # the batching rules' shares
+                                                            # (reshuffle/deal), one row each
 
 jax and pgx come with the ``jax`` and ``bench`` extras; without pgx its column says why.
 This file is named as the issue asks; it takes its own folder off ``sys.path`` so that
@@ -50,7 +52,7 @@ import numpy as np  # noqa: E402
 
 from hilo_env.agents import sample_legal  # noqa: E402
 from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
-from hilo_env.equation_hilo import solver  # noqa: E402
+from hilo_env.equation_hilo import jax_chance, solver  # noqa: E402
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, random_policy  # noqa: E402
 from hilo_env.vector import VectorGame  # noqa: E402
 
@@ -180,7 +182,18 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
     parser.add_argument("--skip", nargs="+", default=[], choices=COLUMNS,
                         help="columns not to run (the learner is slow at large batches)")
+    parser.add_argument("--shares", nargs="+", default=[], metavar="RESHUFFLE/DEAL",
+                        help="run the rows once per pair of batching-rule shares (the "
+                             "batch's divisors, jax_chance.COMPACT_SHARE and DEAL_SHARE) "
+                             "instead of the platform's own")
     args = parser.parse_args()
+    try:
+        shares = [tuple(int(x) for x in pair.split("/")) for pair in args.shares]
+        if any(len(pair) != 2 or min(pair) < 1 for pair in shares):
+            raise ValueError
+    except ValueError:
+        parser.error(f"--shares takes pairs of positive integers as RESHUFFLE/DEAL, not "
+                     f"{' '.join(args.shares)}")
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
           f"steps/s, median of {args.repeats} x {args.seconds:g} s; compile s in brackets")
@@ -190,6 +203,16 @@ def main() -> None:
     env = EquationHiLo("standard")
     leduc, pgx_note = pgx_env()
     print(f"pgx: {pgx_note}")
+    for pair in shares or [None]:
+        if pair is not None:
+            jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE = (
+                {"cpu": share, "default": share} for share in pair)
+            print(f"shares: reshuffles 1/{pair[0]}, deals 1/{pair[1]} of the batch per turn")
+        table(args, env, leduc)
+
+
+def table(args: argparse.Namespace, env: EquationHiLo, leduc: object | None) -> None:
+    """One row per batch size, the columns not skipped."""
     fmt = "{:>8}  {:>12}  {:>22}  {:>22}  {:>22}"
     print(fmt.format("batch", "numpy +obs", "jax", "jax learner", "pgx leduc"))
     for batch in args.batches:
