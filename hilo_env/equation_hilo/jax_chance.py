@@ -147,8 +147,8 @@ def batch_axis(axis_size: int, in_batched: list[bool], *xs: Any) -> list[Any]:
 Shares = dict[str, int]
 """How many games a batching rule gathers per turn, as the batch's divisor, by platform:
 ``lax.platform_dependent``'s names, ``"cpu"`` and ``"default"`` (GPU, TPU). Measured with
-``bench/jax.py`` on each (the figures are in the commit that set them): a GPU runs a turn's
-games in parallel and pays most for the turns, the CPU pays for every game gathered."""
+``bench/jax.py --shares`` on each (the figures are in the README): a GPU runs a turn's games
+in parallel and pays most for the turns, the CPU pays for every game gathered."""
 
 
 def compact_where(f: Callable[..., Any], shares: Shares, need: jax.Array, old: Any,
@@ -244,9 +244,10 @@ def _put_back_where_batched(axis_size: int, in_batched: list[bool], need: jax.Ar
                             deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
                             reshuffles: jax.Array, refused: jax.Array,
                             ) -> tuple[tuple[jax.Array, jax.Array], tuple[bool, bool]]:
-    need, deck, *args = batch_axis(axis_size, in_batched, need, deck, draw_position,
-                                   hand_seed, reshuffles, refused)
-    return (compact_where(put_back_until, COMPACT_SHARE, need, (deck, args[2]), deck, *args),
+    need, *args = batch_axis(axis_size, in_batched, need, deck, draw_position, hand_seed,
+                             reshuffles, refused)
+    deck, _, _, reshuffles, _ = args
+    return (compact_where(put_back_until, COMPACT_SHARE, need, (deck, reshuffles), *args),
             (True, True))
 
 
