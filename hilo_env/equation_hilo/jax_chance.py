@@ -207,8 +207,7 @@ def put_back_until(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Arr
     def look(c: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         first, _ = c
         high, low = jax.vmap(reshuffle_keys, (None, 0, None))(hand_seed, first + tries, deck)
-        high = jnp.where(undrawn, high, top)
-        lowest = high == high.min(1, keepdims=True)
+        lowest = undrawn & (high == jnp.where(undrawn, high, top).min(1, keepdims=True))
         low = jnp.where(lowest, low, top)
         smallest = lowest & (low == low.min(1, keepdims=True))
         ok = (smallest & allowed).any(1)
