@@ -10,10 +10,13 @@ import dataclasses
 import multiprocessing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
+
+from stable_baselines3.common.callbacks import CallbackList  # noqa: E402
 
 from hilo_env.agents.ppo import save_model  # noqa: E402
 from hilo_env.training.config import TrainConfig  # noqa: E402
@@ -60,6 +63,58 @@ def test_the_overlapped_loop_trains_and_snapshots_reach_the_collectors(tmp_path:
         env.close()
     assert not any(p.is_alive() for p in env.processes)
     assert no_collectors_left()
+
+
+def test_the_update_is_taken_against_the_current_weights(tmp_path: Path) -> None:
+    """Decoupled PPO: the buffer's log-probabilities are the learner's weights' at the
+    update's start, and each advantage is GAE's times the importance weight of those
+    weights over the ones that played (SB3's returns are GAE's plus the values)."""
+    config = dataclasses.replace(TINY, output_dir=str(tmp_path), collectors=1)
+    model, env, _ = make_learner(config, config.rule_set())
+    try:
+        with unchecked_distributions():
+            model.learn(total_timesteps=2 * ROLLOUT)  # weights moved since the rollout played
+            arrived = []
+            receive = env.receive
+            env.receive = lambda: arrived.append(receive()) or arrived[-1]
+            callback = CallbackList([])
+            callback.init_callback(model)
+            buffer = model.rollout_buffer
+            assert model.collect_rollouts(env, callback, buffer, config.n_steps)
+            with torch.no_grad():
+                _, log_probs, _ = model.policy.evaluate_actions(
+                    torch.as_tensor(buffer.observations.reshape(-1, buffer.obs_shape[0])),
+                    torch.as_tensor(buffer.actions.reshape(-1)),
+                    action_masks=buffer.action_masks.reshape(-1, buffer.action_masks.shape[-1]))
+    finally:
+        env.close()
+    np.testing.assert_allclose(buffer.log_probs.reshape(-1), log_probs.numpy(), rtol=1e-5,
+                               atol=1e-6)
+    behaviour = arrived[0]["log_probs"]
+    assert not np.allclose(buffer.log_probs, behaviour)  # one update of lag
+    weights = np.exp(buffer.log_probs - behaviour)
+    np.testing.assert_allclose(buffer.advantages, (buffer.returns - buffer.values) * weights,
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_bfloat16_gradient_steps_run_on_the_weights_they_update(tmp_path: Path) -> None:
+    """autocast caches its bfloat16 copies of the weights while its context lasts: the
+    learner's context must not, or every step of an update runs on its first weights."""
+    config = dataclasses.replace(TINY, output_dir=str(tmp_path), collectors=1,
+                                 update_precision="bfloat16")
+    model, env, _ = make_learner(config, config.rule_set())
+    env.close()
+    observations = torch.as_tensor(np.random.default_rng(0).random(
+        (4, model.observation_space.shape[0]), dtype=np.float32))
+    outputs = []
+    with model.precision():
+        for _ in range(2):
+            values = model.policy.predict_values(observations)
+            outputs.append(values.detach().float().clone())
+            model.policy.optimizer.zero_grad()
+            values.float().sum().backward()
+            model.policy.optimizer.step()
+    assert not torch.equal(outputs[0], outputs[1])
 
 
 def test_train_with_collectors_snapshots_evaluates_and_stops(tmp_path: Path) -> None:

@@ -9,11 +9,17 @@ each rollout, while the main process runs the gradient steps on the one before:
     learner:     wait         | update on R1 -> w1 | update on R2 -> w2 | ...
 
 Rollout ``k + 1`` is played with the weights of update ``k - 1``: one update of policy lag, as
-IMPALA and APPO have. PPO stays correct for it: its ratio divides by the log-probabilities
-stored by the weights that played, and its clip bounds how far one update moves from them.
-The advantages use the learner's current value network (computed in the main process, which
-has the spare time), so only the behaviour policy lags. Snapshots added to the opponent pool
-(:meth:`Collectors.add_snapshot`) reach the games from the next rollout requested.
+IMPALA and APPO have. The update corrects for it as decoupled PPO does (Hilton et al., "Batch
+size-invariance for policy optimization", 2022): when a rollout arrives the learner computes
+its actions' log-probabilities and values with its current weights (it has the spare time),
+PPO's ratio and clip are taken against those (the proximal policy: each update moves at most a
+clip's width from where it starts, as in the serial loop), and each advantage is multiplied by
+the importance weight of the current weights over the ones that played, so the gradient is
+the current policy's. Taking the ratio against the weights that played instead, as SB3's
+serial loop does, would clip away the samples the previous update already moved (a whole
+run so learned less per decision: the README's training speed); dropping the importance
+weight would make the gradient the playing weights'. Snapshots added to the opponent pool (:meth:`Collectors.add_snapshot`)
+reach the games from the next rollout requested.
 
 Collector ``i`` plays ``num_envs / collectors`` games seeded ``seed + SEED_STRIDE * i``, with
 its own opponent pool built from the config as :func:`training.selfplay.make_learner` builds
@@ -291,9 +297,18 @@ class OverlappedPPO(MaskablePPO):
     autocast_updates = False
     """Whether :meth:`train` runs under bfloat16 autocast (``update_precision``)."""
 
+    def precision(self) -> torch.autocast:
+        """The context of the learner's passes: bfloat16 autocast if ``autocast_updates``.
+
+        Without autocast's cache of the weights' bfloat16 copies: it lives as long as the
+        context, so each gradient step after the first would run on the weights the update
+        started from."""
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.autocast_updates,
+                              cache_enabled=False)
+
     def train(self) -> None:
         """MaskablePPO's gradient steps, under bfloat16 autocast if ``autocast_updates``."""
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.autocast_updates):
+        with self.precision():
             super().train()
 
     def policy_weights(self) -> dict[str, np.ndarray]:
@@ -305,7 +320,8 @@ class OverlappedPPO(MaskablePPO):
                          use_masking: bool = True) -> bool:
         """Receive the rollout under way (requesting one first if none is), hear the
         callbacks, request the next with the current weights, and fill ``rollout_buffer``
-        with the advantages of the current value network."""
+        with the current weights' values and log-probabilities and the advantages weighted
+        for the lag (module docstring)."""
         collectors = self.env
         callback.on_rollout_start()
         if not collectors.requested:
@@ -325,17 +341,25 @@ class OverlappedPPO(MaskablePPO):
         rollout_buffer.actions[:] = rollout["actions"][..., None]
         rollout_buffer.rewards[:] = rollout["rewards"]
         rollout_buffer.episode_starts[:] = rollout["episode_starts"]
-        rollout_buffer.log_probs[:] = rollout["log_probs"]
         rollout_buffer.action_masks[:] = rollout["masks"]
-        observations = rollout["observations"]
-        with torch.no_grad():
-            values = self.policy.predict_values(
-                torch.as_tensor(observations.reshape(-1, observations.shape[-1])))
+        observations, masks = rollout["observations"], rollout["masks"]
+        with torch.no_grad(), self.precision():
+            values, log_probs, _ = self.policy.evaluate_actions(
+                torch.as_tensor(observations.reshape(-1, observations.shape[-1])),
+                torch.as_tensor(rollout["actions"].reshape(-1)),
+                action_masks=masks.reshape(-1, masks.shape[-1]))
             last_values = self.policy.predict_values(
                 torch.as_tensor(rollout["last_observations"]))
-        rollout_buffer.values[:] = values.numpy().reshape(observations.shape[:2])
+        shape = observations.shape[:2]
+        rollout_buffer.values[:] = values.float().numpy().reshape(shape)
         rollout_buffer.pos, rollout_buffer.full = rollout_buffer.buffer_size, True
-        rollout_buffer.compute_returns_and_advantage(last_values=last_values,
+        rollout_buffer.compute_returns_and_advantage(last_values=last_values.float(),
                                                      dones=rollout["last_dones"])
+        proximal = log_probs.float().numpy().reshape(shape)
+        weights = np.exp(proximal - rollout["log_probs"])
+        rollout_buffer.log_probs[:] = proximal
+        rollout_buffer.advantages *= weights
+        self.logger.record("train/behaviour_weight_mean", float(weights.mean()))
+        self.logger.record("train/behaviour_weight_max", float(weights.max()))
         callback.on_rollout_end()
         return True
