@@ -18,8 +18,8 @@ the importance weight of the current weights over the ones that played, so the g
 the current policy's. Taking the ratio against the weights that played instead, as SB3's
 serial loop does, would clip away the samples the previous update already moved (a whole
 run so learned less per decision: the README's training speed); dropping the importance
-weight would make the gradient the playing weights'. Snapshots added to the opponent pool (:meth:`Collectors.add_snapshot`)
-reach the games from the next rollout requested.
+weight would make the gradient the playing weights'. Snapshots added to the opponent pool
+(:meth:`Collectors.add_snapshot`) reach the games from the next rollout requested.
 
 Collector ``i`` plays ``num_envs / collectors`` games seeded ``seed + SEED_STRIDE * i``, with
 its own opponent pool built from the config as :func:`training.selfplay.make_learner` builds
