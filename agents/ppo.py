@@ -241,5 +241,28 @@ class PPOAgent(Agent):
             raise ValueError("an action mask allows no action: nobody may act in this state")
         if self._dict_obs:
             obs = {"observation": obs, "action_mask": masks.astype(np.int8)}
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=self.deterministic)
-        return np.asarray(actions, dtype=np.int64).reshape(-1)
+            actions, _ = model.predict(obs, action_masks=masks, deterministic=self.deterministic)
+            return np.asarray(actions, dtype=np.int64).reshape(-1)
+        return policy_actions(model.policy, obs, masks, self.deterministic)
+
+
+def policy_actions(policy: Any, observations: np.ndarray, masks: np.ndarray,
+                   deterministic: bool) -> np.ndarray:
+    """The actions sb3-contrib's ``MaskableActorCriticPolicy.predict`` picks for flat
+    observations, without its per-call machinery (checks, two distribution objects): the same
+    logits, normalised, masked and normalised again as ``MaskableCategorical`` does, then the
+    same argmax of the probabilities or the same draw from torch's random state. A frozen
+    snapshot plays small batches, where that machinery cost most of a call."""
+    import torch
+
+    with torch.no_grad():
+        features = policy.extract_features(torch.as_tensor(observations),
+                                           policy.pi_features_extractor)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        allowed = torch.as_tensor(masks, dtype=torch.bool).reshape(logits.shape)
+        logits = torch.where(allowed, logits, torch.tensor(-1e8, dtype=logits.dtype))
+        probs = torch.softmax(logits - logits.logsumexp(dim=-1, keepdim=True), dim=-1)
+        actions = (probs.argmax(dim=1) if deterministic
+                   else torch.multinomial(probs, 1, True).T.reshape(-1))
+    return actions.numpy().astype(np.int64)

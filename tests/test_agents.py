@@ -317,6 +317,37 @@ def test_ppo_agent_loads_when_made_and_plays_legally(tmp_path):
         agents.make("ppo", "duel")
 
 
+def test_ppo_agent_picks_the_actions_sb3_predict_picks():
+    """``act_batch`` skips sb3-contrib's ``predict`` for speed: the same argmax, and the same
+    draws from torch's random state, on real observations of many decisions."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from hilo_env.agents.ppo import policy_actions
+
+    rules = RuleSet.preset("standard")
+    bot = agents.make("ppo_standard", rules)
+    observations, masks = [], []
+
+    class Recorder(agents.Agent):
+        def act(self, observation, action_mask):
+            observations.append(observation)
+            masks.append(action_mask)
+            return bot.act(observation, action_mask)
+
+    for game in play_hands(rules, [Recorder(rules), agents.make("heuristic", rules)], 40):
+        assert game.phase >= Phase.HAND_OVER
+    assert len(observations) > 100
+    model = bot.load()
+    obs = bot._model_input(np.stack(observations))
+    for deterministic in (True, False):
+        torch.manual_seed(3)
+        expected, _ = model.predict(obs, action_masks=np.stack(masks),
+                                    deterministic=deterministic)
+        torch.manual_seed(3)
+        np.testing.assert_array_equal(
+            policy_actions(model.policy, obs, np.stack(masks), deterministic), expected)
+
+
 def test_a_corrupt_model_is_refused_when_made(tmp_path):
     pytest.importorskip("sb3_contrib")
     path = tmp_path / "model.zip"
