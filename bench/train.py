@@ -14,10 +14,13 @@ warm-up. The variants run side by side in one process, in turn, each figure the 
 |                 | bit for bit), as ``hilo train`` runs now                             |
 | ``+2 threads``  | also two torch threads for the gradient steps (``update_threads: 2``)|
 | ``overlap``     | ``collectors: 1``: a worker process plays the games while the        |
-|                 | learner updates (``training.overlap``; one update of policy lag)     |
+|                 | learner updates (``training.overlap``; one update of policy lag,      |
+|                 | corrected as decoupled PPO does)                                      |
 | ``overlap x2``  | ``collectors: 2``: two workers, half the games each                  |
-| ``overlap bf16``| ``overlap`` with ``update_precision: bfloat16``: the gradient steps   |
-|                 | under bfloat16 autocast (numbers change: to be checked by strength)  |
+| ``overlap bf16``| ``overlap`` with ``update_precision: bfloat16``: the learner's passes |
+|                 | under bfloat16 autocast (configs/train/ppo_overlap.yaml)              |
+| ``overlap x2    | both: two workers, the learner's passes in bfloat16                   |
+|   bf16``        |                                                                       |
 
 Each run times whole rollout cycles in the steady state: from the end of its first rollout to
 the end of its last (so a rollout the collectors played while other variants ran is not
@@ -62,8 +65,9 @@ from hilo_env.training.selfplay import (
     unchecked_distributions,
 )
 
-VARIANTS = ("as shipped", "unchecked", "+2 threads", "overlap", "overlap x2", "overlap bf16")
-COLLECTORS = {"overlap": 1, "overlap x2": 2, "overlap bf16": 1}
+VARIANTS = ("as shipped", "unchecked", "+2 threads", "overlap", "overlap x2", "overlap bf16",
+            "overlap x2 bf16")
+COLLECTORS = {"overlap": 1, "overlap x2": 2, "overlap bf16": 1, "overlap x2 bf16": 2}
 """The overlapped variants' ``collectors``."""
 
 
@@ -114,7 +118,7 @@ class Run:
     def __init__(self, variant: str, config: TrainConfig, snapshots: int, folder: str) -> None:
         self.variant = variant
         threads = 2 if variant == "+2 threads" else config.torch_threads
-        precision = "bfloat16" if variant == "overlap bf16" else "float32"
+        precision = "bfloat16" if variant.endswith("bf16") else "float32"
         self.config = dataclasses.replace(config, update_threads=threads,
                                           collectors=COLLECTORS.get(variant, 0),
                                           update_precision=precision)
