@@ -522,7 +522,8 @@ def _train_config(args: argparse.Namespace) -> Any:
 
 def _print_eval(step: int, scores: dict[str, tuple[float, float]], seconds: float) -> None:
     line = ", ".join(f"{name} {mean:+.2f} ± {ci:.2f}" for name, (mean, ci) in scores.items())
-    print(f"[{step:,} decisions] chips per hand against {line}", flush=True)
+    print(f"[{step:,} decisions, {seconds / 60:.1f} min of learning] chips per hand against "
+          f"{line}", flush=True)
 
 
 

@@ -61,17 +61,18 @@ class TrainConfig:
     (0: none, SB3's serial loop of collect, then update). With ``n`` of them, each plays
     ``num_envs / n`` games with the weights of the previous update and sends back each
     rollout, so the update of one rollout overlaps the collection of the next, on the other
-    core: one update of policy lag, as in IMPALA and APPO (PPO's ratio uses the stored
-    log-probabilities of the weights that played; its clip bounds the step). Snapshots reach
-    the games from the next rollout. ``training.overlap``. Opt-in: a whole ``ppo_standard``
-    run with it learned less per decision than the serial loop (the README's training
-    speed)."""
+    core: one update of policy lag, as in IMPALA and APPO, corrected as decoupled PPO does
+    (the ratio and clip against the learner's weights, the advantages weighted by the
+    importance of those weights over the ones that played). Snapshots reach the games from
+    the next rollout. ``training.overlap``; configs/train/ppo_overlap.yaml."""
     update_precision: str = "float32"
-    """With ``collectors``: ``bfloat16`` runs PPO's gradient steps under torch's bfloat16
-    autocast (matrix products in bfloat16; parameters, optimiser and losses in float32), so
-    the learner keeps up with its collector on CPUs with bfloat16 instructions (AVX512-BF16,
-    AMX). The numbers change, and a whole ``ppo_standard`` run with it ended weaker than with
-    ``float32``, so it is opt-in."""
+    """With ``collectors``: ``bfloat16`` runs the learner's passes (the gradient steps and the
+    log-probabilities and values of each arriving rollout) under torch's bfloat16 autocast
+    (matrix products in bfloat16; parameters, optimiser and losses in float32), so the
+    learner keeps up with its collector on CPUs with bfloat16 instructions (AVX512-BF16,
+    AMX; measure before using it on others). The numbers change: a whole ``ppo_standard`` run
+    with it and ``collectors: 1`` ended as strong against the baselines (the README's
+    training speed)."""
     backend: str = "sb3"
     """Which library trains: ``sb3`` (MaskablePPO on the batched simulator, the learner in
     one seat; ``training.selfplay``) or ``rllib`` (PPO on Ray RLlib over the AEC env, one
