@@ -295,7 +295,7 @@ class OverlappedPPO(MaskablePPO):
 
     env: Collectors
     autocast_updates = False
-    """Whether :meth:`train` runs under bfloat16 autocast (``update_precision``)."""
+    """Whether the learner's passes run under bfloat16 autocast (``update_precision``)."""
 
     def precision(self) -> torch.autocast:
         """The context of the learner's passes: bfloat16 autocast if ``autocast_updates``.
