@@ -246,13 +246,12 @@ class PPOAgent(Agent):
         return policy_actions(model.policy, obs, masks, self.deterministic)
 
 
-def policy_actions(policy: Any, observations: np.ndarray, masks: np.ndarray,
-                   deterministic: bool) -> np.ndarray:
-    """The actions sb3-contrib's ``MaskableActorCriticPolicy.predict`` picks for flat
-    observations, without its per-call machinery (checks, two distribution objects): the same
-    logits, normalised, masked and normalised again as ``MaskableCategorical`` does, then the
-    same argmax of the probabilities or the same draw from torch's random state. A frozen
-    snapshot plays small batches, where that machinery cost most of a call."""
+def policy_log_probs(policy: Any, observations: Any, masks: np.ndarray) -> Any:
+    """The log-probabilities of every action that sb3-contrib's ``MaskableActorCriticPolicy``
+    gives flat ``observations`` under ``masks``, as a torch tensor, without its per-call
+    machinery (checks, two distribution objects): the same logits, normalised, masked and
+    normalised again as ``MaskableCategorical`` does, so the same numbers. A frozen snapshot
+    and the collector's policy play small batches, where that machinery cost most of a call."""
     import torch
 
     with torch.no_grad():
@@ -262,7 +261,24 @@ def policy_actions(policy: Any, observations: np.ndarray, masks: np.ndarray,
         logits = logits - logits.logsumexp(dim=-1, keepdim=True)
         allowed = torch.as_tensor(masks, dtype=torch.bool).reshape(logits.shape)
         logits = torch.where(allowed, logits, torch.tensor(-1e8, dtype=logits.dtype))
-        probs = torch.softmax(logits - logits.logsumexp(dim=-1, keepdim=True), dim=-1)
-        actions = (probs.argmax(dim=1) if deterministic
-                   else torch.multinomial(probs, 1, True).T.reshape(-1))
+        return logits - logits.logsumexp(dim=-1, keepdim=True)
+
+
+def sample_actions(log_probs: Any) -> Any:
+    """One action per row drawn as torch's ``Categorical.sample`` draws it (the same draw from
+    torch's random state)."""
+    import torch
+
+    return torch.multinomial(torch.softmax(log_probs, dim=-1), 1, True).T.reshape(-1)
+
+
+def policy_actions(policy: Any, observations: np.ndarray, masks: np.ndarray,
+                   deterministic: bool) -> np.ndarray:
+    """The actions ``MaskableActorCriticPolicy.predict`` picks (:func:`policy_log_probs`): the
+    same argmax of the probabilities, or the same draw."""
+    import torch
+
+    log_probs = policy_log_probs(policy, observations, masks)
+    actions = (torch.softmax(log_probs, dim=-1).argmax(dim=1) if deterministic
+               else sample_actions(log_probs))
     return actions.numpy().astype(np.int64)

@@ -45,6 +45,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from hilo_env.agents.ppo import policy_log_probs, sample_actions
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.selfplay import OpponentPool, learner_env, unchecked_distributions
 
@@ -85,10 +86,9 @@ def collect(env: Any, policy: MaskableActorCriticPolicy, n_steps: int, reward_sc
         out["observations"][t] = observations
         out["episode_starts"][t] = starts
         masks = out["masks"][t] = env.action_masks()
-        with torch.no_grad():
-            dist = policy.get_distribution(torch.as_tensor(observations), action_masks=masks)
-            actions = dist.get_actions()
-            out["log_probs"][t] = dist.log_prob(actions).numpy()
+        log_probs = policy_log_probs(policy, observations, masks)
+        actions = sample_actions(log_probs)
+        out["log_probs"][t] = log_probs.gather(-1, actions[:, None]).squeeze(-1).numpy()
         out["actions"][t] = actions = actions.numpy()
         observations, rewards, terminated, truncated, info = env.step(actions)
         out["rewards"][t] = rewards * reward_scale
