@@ -97,6 +97,34 @@ def test_the_update_is_taken_against_the_current_weights(tmp_path: Path) -> None
                                rtol=1e-4, atol=1e-5)
 
 
+def test_collect_plays_and_scores_as_sb3s_distribution_does() -> None:
+    """``collect`` skips sb3-contrib's distribution objects: the same log-probabilities of
+    the actions it played, and the same first draw from torch's random state."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from hilo_env.training.overlap import collect
+    from hilo_env.training.selfplay import OpponentPool, learner_env
+
+    rules = TINY.rule_set()
+    env = learner_env(rules, 8, OpponentPool(TINY, rules).baselines, 3)
+    policy = MaskableActorCriticPolicy(env.single_observation_space, env.single_action_space,
+                                       lambda _: 0.0, net_arch=[16])
+    observations, _ = env.reset(seed=3)
+    first_masks = env.action_masks()
+    torch.manual_seed(4)
+    rollout = collect(env, policy, 6, 1.0, observations, np.ones(8, bool))
+    torch.manual_seed(4)
+    with torch.no_grad():
+        first = policy.get_distribution(torch.as_tensor(observations),
+                                        action_masks=first_masks).get_actions()
+        dist = policy.get_distribution(
+            torch.as_tensor(rollout["observations"].reshape(48, -1)),
+            action_masks=rollout["masks"].reshape(48, -1))
+        log_probs = dist.log_prob(torch.as_tensor(rollout["actions"].reshape(-1)))
+    np.testing.assert_array_equal(rollout["actions"][0], first.numpy())
+    np.testing.assert_array_equal(rollout["log_probs"].reshape(-1), log_probs.numpy())
+
+
 def test_bfloat16_gradient_steps_run_on_the_weights_they_update(tmp_path: Path) -> None:
     """autocast caches its bfloat16 copies of the weights while its context lasts: the
     learner's context must not, or every step of an update runs on its first weights."""
