@@ -23,7 +23,8 @@ GAMES = tuple(sorted(d.name for d in (ROOT / "hilo_env").iterdir()
                      if (d / "engine.py").is_file()))
 """The game folders: each holds a game's engine."""
 ABOVE_THE_AGENTS = ("hilo_env.envs", "hilo_env.training", "hilo_env.cli")
-JAX_BACKEND = ("hilo_env.equation_hilo.jax_backend", "hilo_env.equation_hilo.jax_chance")
+JAX_BACKEND = ("hilo_env.equation_hilo.jax_backend", "hilo_env.equation_hilo.jax_batching",
+               "hilo_env.equation_hilo.jax_chance")
 """The game-folder modules that may import jax (and nothing else of RL_LIBRARIES)."""
 
 

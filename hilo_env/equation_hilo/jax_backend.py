@@ -75,6 +75,7 @@ from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, jax_chance, solver
 from hilo_env.equation_hilo.batch_state import MINUS, NUM_OPERATOR_KINDS, PLUS, TIMES
 from hilo_env.equation_hilo.engine import BASE_OPERATORS, Phase
+from hilo_env.equation_hilo.jax_batching import Shares, loop_where
 from hilo_env.equation_hilo.observation import MAX_ROOTS_SCALE, layout, solver_slices
 from hilo_env.equation_hilo.rules import BET, DEAL_STEPS, HIDDEN, RuleSet, resolve
 from hilo_env.equation_hilo.showdown import NO_SEAT, seat_orders, split_pot, tiebreak_rank
@@ -103,6 +104,11 @@ DEAL_FIELDS = ("deck", "draw_position", "reshuffles", "hidden", "face_up", "numb
                "number_count", "set_aside", "roots", "multiplies", "round", "acted", "phase",
                "schedule", "deal_position", "current_player")
 """The State fields that dealing changes (the deal loop's carry)."""
+DEAL_READS = ("in_hand", "button", "wagers", "cap", "hand_seed")
+"""The State fields that dealing reads and does not change."""
+ADVANCE_SHARE: Shares = {"cpu": 8, "default": 4}
+"""The batching rule of the deal loop (``EquationHiLo._advance``) takes up to
+``batch // ADVANCE_SHARE`` games per turn (and turns while games are left)."""
 
 
 @jax.tree_util.register_dataclass
@@ -251,6 +257,7 @@ class EquationHiLo:
             raise ValueError(f"the JAX backend plays rule field 'hands_per_episode' up to "
                              f"{MAX_HANDS_PER_EPISODE:,}, not {r.hands_per_episode:,}")
         stack, hands = float(r.starting_stack), r.hands_per_episode
+        self._deal_loop = loop_where(self._deal_turn, ADVANCE_SHARE)
         self._ratios = tuple(t.astype(np.float32) for t in (
             # chips / S (all chips in play; raises per round too, each adds a chip)
             np.arange(n * r.starting_stack + 1) / stack,
@@ -435,20 +442,23 @@ class EquationHiLo:
     def _advance(self, s: State, go: jax.Array) -> State:
         """Run the hand forward until a seat must decide (the engine's ``_advance``).
 
-        One loop turn per step of the schedule: under ``vmap`` the loop turns as often as
-        the game of the batch that needs most, and every game pays every turn, so a turn
-        does a whole step (a pass dealt, or a betting round opened): a new hand of the
-        standard deal takes four turns, not one per card. The loop carries only the fields
-        the deal changes (:data:`DEAL_FIELDS`), not the observation and the rest."""
+        One loop turn per step of the schedule (:meth:`_advance_once`: a whole pass dealt, or
+        a betting round opened): a new hand of the standard deal takes four turns, a betting
+        round closed one or two, and most steps of a batch none. So under ``vmap`` the turns
+        go to the games that need them only (:func:`jax_batching.loop_where`,
+        :data:`ADVANCE_SHARE` of the batch at a time), where a batched while loop would turn
+        every game as often as the one that needs most. The loop carries only the fields the
+        deal changes (:data:`DEAL_FIELDS`) and reads :data:`DEAL_READS`."""
+        return s.replace(**self._deal_loop(go, {k: getattr(s, k) for k in DEAL_FIELDS},
+                                           {k: getattr(s, k) for k in DEAL_READS}))
 
-        def turn(c: tuple[dict[str, jax.Array], jax.Array]) -> tuple[dict[str, jax.Array],
-                                                                      jax.Array]:
-            dealt, go = self._advance_once(s.replace(**c[0]))
-            return {k: getattr(dealt, k) for k in DEAL_FIELDS}, go
-
-        carry = lax.while_loop(lambda c: c[1], turn, ({k: getattr(s, k) for k in DEAL_FIELDS},
-                                                      go))[0]
-        return s.replace(**carry)
+    def _deal_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array]
+                   ) -> tuple[dict[str, jax.Array], jax.Array]:
+        """:meth:`_advance_once` on a state of the deal's fields only (the others None, so a
+        read of one fails at once)."""
+        blank = dict.fromkeys((f.name for f in dataclasses.fields(State)), None)
+        dealt, go = self._advance_once(State(**(blank | carry | reads)))
+        return {k: getattr(dealt, k) for k in DEAL_FIELDS}, go
 
     def _advance_once(self, s: State) -> tuple[State, jax.Array]:
         """The next step of the schedule where no pass is under way (a pass begins, a betting

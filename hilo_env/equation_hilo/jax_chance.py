@@ -18,12 +18,9 @@ checks it against ``cards.reshuffle_keys`` bit for bit.
 | :func:`order_by_sort` | the same order elsewhere (GPU, TPU): one stable sort              |
 | :func:`put_back_until`| ``put_back`` again while the top card is refused; one reshuffle  |
 | :func:`put_back_where`| ``put_back_until`` where a game needs it; under ``vmap`` only     |
-|                       | those games are reshuffled (a custom batching rule)               |
+|                       | those games are reshuffled (:func:`jax_batching.loop_where`)      |
 | :func:`deal_where`    | ``deal`` where a game needs a new hand, else its deck and seed    |
 |                       | unchanged; under ``vmap`` only those games are dealt              |
-| :func:`compact_where` | the body of both batching rules: gather the games that need it,  |
-|                       | run on those, scatter back                                        |
-| :func:`batch_axis`    | a batching rule's arguments, each with the batch axis             |
 
 The ``where`` functions keep chance as data: the same key deals the same hand, and the same
 seed reshuffles the same way, whether a batch computes it for every game or, lazily, for the
@@ -32,16 +29,13 @@ games that use it.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from hilo_env.equation_hilo.cards import DECK_SIZE, MIX_FINAL_SHIFT, MIX_GAMMA, MIX_ROUNDS
+from hilo_env.equation_hilo.jax_batching import Shares, loop_where
 
 U32 = jnp.uint32
 WORD = 32
@@ -137,52 +131,6 @@ def order_by_sort(deck: jax.Array, draw_position: jax.Array, high: jax.Array,
                      jnp.where(undrawn, low, zero), deck), num_keys=3, is_stable=True)[-1]
 
 
-def batch_axis(axis_size: int, in_batched: list[bool], *xs: Any) -> list[Any]:
-    """A batching rule's arguments, each with the batch axis (those without it broadcast);
-    ``in_batched`` are custom_vmap's flags."""
-    return [x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x)))
-            for x, batched in zip(xs, in_batched, strict=True)]
-
-
-Shares = dict[str, int]
-"""How many games a batching rule gathers per turn, as the batch's divisor, by platform:
-``lax.platform_dependent``'s names, ``"cpu"`` and ``"default"`` (GPU, TPU). Measured with
-``bench/jax.py --shares`` on each (the figures are in the README): a GPU runs a turn's games
-in parallel and pays most for the turns, the CPU pays for every game gathered."""
-
-
-def compact_where(f: Callable[..., Any], shares: Shares, need: jax.Array, old: Any,
-                  *args: jax.Array) -> Any:
-    """A batching rule's body for ``f(*args)`` where ``need``, else ``old`` (a pytree of
-    ``f``'s results' shapes), every argument with the batch axis first: the games that need
-    it are gathered, ``batch // shares[platform]`` at a time, ``f`` runs on those only and
-    its results are scattered back; the loop turns while games are left. A select would run
-    ``f`` on every game and throw most of it away."""
-    return lax.platform_dependent(need, old, *args, **{
-        platform: functools.partial(compact_loop, f, share)
-        for platform, share in shares.items()})
-
-
-def compact_loop(f: Callable[..., Any], share: int, need: jax.Array, old: Any,
-                 *args: jax.Array) -> Any:
-    """:func:`compact_where` at one ``share``."""
-    axis_size = need.shape[0]
-    flat_old, tree = jax.tree_util.tree_flatten(old)
-    chunk = max(1, axis_size // share)
-
-    def turn(c: tuple[list[jax.Array], jax.Array]) -> tuple[list[jax.Array], jax.Array]:
-        outs, todo = c
-        games = jnp.nonzero(todo, size=chunk, fill_value=axis_size)[0]
-        picked = jnp.minimum(games, axis_size - 1)
-        new = jax.tree_util.tree_leaves(jax.vmap(f)(*(a[picked] for a in args)))
-        return ([o.at[games].set(n, mode="drop", unique_indices=True)
-                 for o, n in zip(outs, new, strict=True)],
-                todo.at[games].set(False, mode="drop", unique_indices=True))
-
-    outs = lax.while_loop(lambda c: c[1].any(), turn, (flat_old, need))[0]
-    return jax.tree_util.tree_unflatten(tree, outs)
-
-
 FIND_BLOCK = 8
 """:func:`put_back_until` tries this many reshuffle counts at once for the first whose top
 card may be dealt (a refused card comes up again about one time in seven under the standard
@@ -198,14 +146,13 @@ def put_back_until(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Arr
     count and the card only, not on the order before; so the cards put back on the way
     change nothing but the count, and only the last reshuffle is done: the first count from
     ``reshuffles`` on whose smallest-keyed undrawn card may be dealt, looked for
-    :data:`FIND_BLOCK` counts at a time."""
+    :data:`FIND_BLOCK` counts at a time (the first block nearly always has it)."""
     undrawn = jnp.arange(DECK_SIZE) >= draw_position
     allowed = undrawn & ~refused[deck]
     tries = jnp.arange(FIND_BLOCK)
     top = U32(LOW_WORD)
 
-    def look(c: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        first, _ = c
+    def look(first: jax.Array) -> tuple[jax.Array, jax.Array]:
         high, low = jax.vmap(reshuffle_keys, (None, 0, None))(hand_seed, first + tries, deck)
         lowest = undrawn & (high == jnp.where(undrawn, high, top).min(1, keepdims=True))
         low = jnp.where(lowest, low, top)
@@ -213,11 +160,12 @@ def put_back_until(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Arr
         ok = (smallest & allowed).any(1)
         return first + jnp.where(ok.any(), jnp.argmax(ok), FIND_BLOCK), ok.any()
 
-    count = lax.while_loop(lambda c: ~c[1], look, (reshuffles, jnp.bool_(False)))[0]
+    # the first block outside the loop: under vmap a while loop reads its condition once
+    # more than it turns (on a GPU, a wait for the device each time)
+    count = lax.while_loop(lambda c: ~c[1], lambda c: look(c[0]), look(reshuffles))[0]
     return put_back(deck, draw_position, hand_seed, count), count + 1
 
 
-@jax.custom_batching.custom_vmap
 def put_back_where(need: jax.Array, deck: jax.Array, draw_position: jax.Array,
                    hand_seed: jax.Array, reshuffles: jax.Array,
                    refused: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -227,27 +175,24 @@ def put_back_where(need: jax.Array, deck: jax.Array, draw_position: jax.Array,
     selected: a reshuffle costs a game a pass over 52 x 52 key pairs, and in a batch few
     games put a card back at any one moment of a deal (a special drawn as the hidden card,
     a × over the limit), so a select would spend nearly all of it on games that discard it.
-    The batching rule (:func:`compact_where`) takes those games, :data:`COMPACT_SHARE` of the
-    batch at a time."""
-    new_deck, new_count = put_back_until(deck, draw_position, hand_seed, reshuffles, refused)
-    return jnp.where(need, new_deck, deck), jnp.where(need, new_count, reshuffles)
+    The batching rule (:func:`jax_batching.loop_where`) takes those games,
+    :data:`COMPACT_SHARE` of the batch at a time."""
+    return put_back_loop(need, (deck, reshuffles), draw_position, hand_seed, refused)
+
+
+def put_back_turn(carry: tuple[jax.Array, jax.Array], draw_position: jax.Array,
+                  hand_seed: jax.Array, refused: jax.Array
+                  ) -> tuple[tuple[jax.Array, jax.Array], jax.Array]:
+    """:func:`put_back_until` on ``carry`` = (deck, reshuffles), as a loop body of one turn."""
+    return put_back_until(carry[0], draw_position, hand_seed, carry[1], refused), \
+        jnp.bool_(False)
 
 
 COMPACT_SHARE: Shares = {"cpu": 128, "default": 32}
 """The batching rule of :func:`put_back_where` takes up to ``batch // COMPACT_SHARE`` games
 per turn of its loop (and loops while games are left)."""
 
-
-@put_back_where.def_vmap
-def _put_back_where_batched(axis_size: int, in_batched: list[bool], need: jax.Array,
-                            deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
-                            reshuffles: jax.Array, refused: jax.Array,
-                            ) -> tuple[tuple[jax.Array, jax.Array], tuple[bool, bool]]:
-    need, *args = batch_axis(axis_size, in_batched, need, deck, draw_position, hand_seed,
-                             reshuffles, refused)
-    deck, _, _, reshuffles, _ = args
-    return (compact_where(put_back_until, COMPACT_SHARE, need, (deck, reshuffles), *args),
-            (True, True))
+put_back_loop = loop_where(put_back_turn, COMPACT_SHARE)
 
 
 def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -259,7 +204,6 @@ def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
             seed.at[0].set(seed[0] >> 1))
 
 
-@jax.custom_batching.custom_vmap
 def deal_where(need: jax.Array, key: jax.Array, deck: jax.Array,
                hand_seed: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``deal(key)`` where ``need``, else ``deck`` and ``hand_seed`` unchanged: the same key
@@ -267,25 +211,24 @@ def deal_where(need: jax.Array, key: jax.Array, deck: jax.Array,
     eager deal.
 
     Under ``vmap`` only the games that need a hand (theirs ended, or a new match) are dealt
-    (:func:`compact_where`, :data:`DEAL_SHARE` of the batch at a time): a deal is a sort of
-    52 random keys, most of a batch step when every game draws one, while about one game in
-    eight starts a hand at a step of random play under the standard rules."""
-    new_deck, new_seed = deal(key)
-    return jnp.where(need, new_deck, deck), jnp.where(need, new_seed, hand_seed)
+    (:func:`jax_batching.loop_where`, :data:`DEAL_SHARE` of the batch at a time): a deal is a
+    sort of 52 random keys, most of a batch step when every game draws one, while about one
+    game in eight starts a hand at a step of random play under the standard rules."""
+    return deal_loop(need, (deck, hand_seed), key)
+
+
+def deal_turn(carry: tuple[jax.Array, jax.Array],
+              key: jax.Array) -> tuple[tuple[jax.Array, jax.Array], jax.Array]:
+    """:func:`deal` as a loop body of one turn (``carry``, the old deck and seed, unread)."""
+    del carry
+    return deal(key), jnp.bool_(False)
 
 
 DEAL_SHARE: Shares = {"cpu": 32, "default": 4}
 """The batching rule of :func:`deal_where` deals up to ``batch // DEAL_SHARE`` games per turn
 of its loop (and loops while games are left); on the CPU measured against 8 and 128."""
 
-
-@deal_where.def_vmap
-def _deal_where_batched(axis_size: int, in_batched: list[bool], need: jax.Array,
-                        key: jax.Array, deck: jax.Array,
-                        hand_seed: jax.Array) -> tuple[tuple[jax.Array, jax.Array],
-                                                       tuple[bool, bool]]:
-    need, key, deck, hand_seed = batch_axis(axis_size, in_batched, need, key, deck, hand_seed)
-    return compact_where(deal, DEAL_SHARE, need, (deck, hand_seed), key), (True, True)
+deal_loop = loop_where(deal_turn, DEAL_SHARE)
 
 
 def hand_seed_words(seeds: np.ndarray | int) -> np.ndarray:

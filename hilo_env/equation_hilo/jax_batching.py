@@ -1,0 +1,99 @@
+"""Batching rules for the JAX backend: work done only for the games of a batch that need it.
+
+Under ``vmap`` a ``lax.while_loop`` turns as often as the game of the batch that needs most,
+and every game pays every turn; a ``cond`` becomes a select of both branches. When few games
+of a batch need a piece of work (a reshuffle, a new deck, the deal of a pass), a custom batching
+rule does better: it gathers the games that need it, a share of the batch at a time, runs the
+work on those only and scatters the results back (:func:`compact_where`).
+
+| name                  | what                                                              |
+|-----------------------|-------------------------------------------------------------------|
+| :data:`Shares`        | how many games a rule gathers per turn, by platform               |
+| :func:`loop_where`    | ``carry, need = body(carry, *args)`` while ``need``: one game's   |
+|                       | while loop; under ``vmap`` only the games that need a turn        |
+| :func:`compact_where` | the batching rule's body: gather, run, scatter, while games need  |
+| :func:`batch_axis`    | a batching rule's arguments, each with the batch axis             |
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+Shares = dict[str, int]
+"""How many games a batching rule gathers per turn, as the batch's divisor, by platform:
+``lax.platform_dependent``'s names, ``"cpu"`` and ``"default"`` (GPU, TPU). Measured with
+``bench/jax.py --shares`` on each (the figures are in the README): a GPU runs a turn's games
+in parallel and pays most for the turns, the CPU pays for every game gathered. A rule reads
+its shares when a program is traced, so a change applies to programs traced after it."""
+
+Body = Callable[..., tuple[Any, jax.Array]]
+"""``body(carry, *args) -> (carry, again)``: one turn of one game's work; ``again`` (a bool
+scalar) says whether the game needs another."""
+
+
+def batch_axis(axis_size: int, in_batched: list[Any], *xs: Any) -> list[Any]:
+    """A batching rule's arguments (pytrees), each leaf with the batch axis (those without
+    it broadcast); ``in_batched`` are custom_vmap's flags, one pytree of them per argument."""
+    return [jax.tree_util.tree_map(
+        lambda x, batched: x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))),
+        x, flags) for x, flags in zip(xs, in_batched, strict=True)]
+
+
+def loop_where(body: Body, shares: Shares) -> Callable[..., Any]:
+    """``g(need, carry, *args)``: the ``carry`` after ``carry, need = body(carry, *args)``
+    while ``need`` (a ``lax.while_loop``; ``need`` False: ``carry`` unchanged).
+
+    Under ``vmap`` only the games that need a turn take one: :func:`compact_where` gathers
+    ``batch // shares[platform]`` of them per turn of one loop, where a batched while loop
+    would turn every game as often as the game that needs most."""
+
+    def one(need: jax.Array, carry: Any, *args: Any) -> Any:
+        return lax.while_loop(lambda c: c[1], lambda c: body(c[0], *args),
+                              (carry, jnp.asarray(need, bool)))[0]
+
+    g = jax.custom_batching.custom_vmap(one)
+
+    @g.def_vmap
+    def rule(axis_size: int, in_batched: list[Any], need: jax.Array, carry: Any,
+             *args: Any) -> tuple[Any, Any]:
+        need, carry, *args = batch_axis(axis_size, in_batched, need, carry, *args)
+        out = compact_where(body, shares, need, carry, *args)
+        return out, jax.tree_util.tree_map(lambda _: True, out)
+
+    return g
+
+
+def compact_where(body: Body, shares: Shares, need: jax.Array, carry: Any,
+                  *args: Any) -> Any:
+    """A batching rule's body for :func:`loop_where`, every argument with the batch axis
+    first: the games that need a turn are gathered, ``batch // shares[platform]`` at a time,
+    ``body`` runs on those only, its carry is scattered back and ``again`` says which need
+    another; the loop turns while games are left. A select would run ``body`` on every game
+    and throw most of it away."""
+    return lax.platform_dependent(need, carry, *args, **{
+        platform: functools.partial(compact_loop, body, share)
+        for platform, share in shares.items()})
+
+
+def compact_loop(body: Body, share: int, need: jax.Array, carry: Any, *args: Any) -> Any:
+    """:func:`compact_where` at one ``share``."""
+    axis_size = need.shape[0]
+    chunk = max(1, axis_size // share)
+
+    def turn(c: tuple[Any, jax.Array]) -> tuple[Any, jax.Array]:
+        carry, todo = c
+        games = jnp.nonzero(todo, size=chunk, fill_value=axis_size)[0]
+        picked = jnp.minimum(games, axis_size - 1)
+        new, again = jax.vmap(body)(*jax.tree_util.tree_map(lambda a: a[picked],
+                                                            (carry, *args)))
+        carry = jax.tree_util.tree_map(
+            lambda old, n: old.at[games].set(n, mode="drop", unique_indices=True), carry, new)
+        return carry, todo.at[games].set(again, mode="drop", unique_indices=True)
+
+    return lax.while_loop(lambda c: c[1].any(), turn, (carry, need))[0]
