@@ -166,6 +166,20 @@ def test_a_deal_is_a_permutation_and_a_seed_below_two_to_the_63() -> None:
     assert int(seed[0]) < 2**31
 
 
+def test_a_deal_orders_the_cards_as_jax_random_permutation() -> None:
+    """The deck is the stable order of 52 random words (put in order by counting on the CPU),
+    the deck ``jax.random.permutation`` gives for 52 items: the same keys deal the same
+    hands as before the counting."""
+    keys = jax.random.split(jax.random.PRNGKey(11), 3000)
+    decks = np.asarray(jax.jit(jax.vmap(C.deal))(keys)[0])
+    deck_keys = jax.vmap(jax.random.split)(keys)[:, 0]
+    words = np.asarray(jax.vmap(lambda k: jax.random.bits(
+        jax.random.split(k)[1], (cards.DECK_SIZE,), jnp.uint32))(deck_keys))
+    np.testing.assert_array_equal(decks, np.argsort(words, axis=1, kind="stable"))
+    np.testing.assert_array_equal(decks, jax.vmap(
+        lambda k: jax.random.permutation(k, cards.DECK_SIZE))(deck_keys))
+
+
 @pytest.mark.parametrize("integer_results", [False, True])
 def test_distance_ranks_decide_as_the_float64_distances(integer_results: bool) -> None:
     low, high = solver.lookup_distances(np.arange(solver.NUM_SIGNATURES), integer_results)

@@ -14,6 +14,7 @@ checks it against ``cards.reshuffle_keys`` bit for bit.
 | :func:`hand_seed_words` | NumPy uint64 seeds (...) -> (..., 2) uint32 words, high first   |
 | :func:`reshuffle_keys`| ``cards.reshuffle_keys`` as (high, low) uint32 words               |
 | :func:`put_back`      | the card drawn goes back and the undrawn cards are reshuffled     |
+| :func:`reorder`       | cards in the order of their keys, by count (CPU) or by sort      |
 | :func:`order_by_count`| its new order on the CPU: each card's place counted              |
 | :func:`order_by_sort` | the same order elsewhere (GPU, TPU): one stable sort              |
 | :func:`put_back_until`| ``put_back`` again while the top card is refused; one reshuffle  |
@@ -93,12 +94,18 @@ def put_back(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
              reshuffles: jax.Array) -> jax.Array:
     """The deck after the card at ``draw_position`` (just drawn) goes back and the undrawn
     cards, that one included, are reshuffled: top first in ascending order of their keys
-    (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are.
+    (the engine's and the NumPy simulator's ``_put_back``); drawn cards stay where they are."""
+    return reorder(deck, draw_position, *reshuffle_keys(hand_seed, reshuffles, deck))
+
+
+def reorder(deck: jax.Array, draw_position: jax.Array, high: jax.Array,
+            low: jax.Array) -> jax.Array:
+    """``deck`` with the cards from ``draw_position`` on in ascending order of their distinct
+    keys (``high``, ``low``), the others where they are.
 
     Two ways to one order, chosen by the platform the program is compiled for: on the CPU
     :func:`order_by_count` (XLA's sort is slow there), elsewhere :func:`order_by_sort` (on a
     GPU the counting loop's 52 turns are 52 kernel launches, the sort one)."""
-    high, low = reshuffle_keys(hand_seed, reshuffles, deck)
     undrawn = jnp.arange(DECK_SIZE) >= draw_position
     return lax.platform_dependent(deck, draw_position, high, low, undrawn,
                                   cpu=order_by_count, default=order_by_sort)
@@ -188,20 +195,30 @@ def put_back_turn(carry: tuple[jax.Array, jax.Array], draw_position: jax.Array,
         jnp.bool_(False)
 
 
-COMPACT_SHARE: Shares = {"cpu": 128, "default": 32}
+COMPACT_SHARE: Shares = {"cpu": 128, "default": 8}
 """The batching rule of :func:`put_back_where` takes up to ``batch // COMPACT_SHARE`` games
-per turn of its loop (and loops while games are left)."""
+per turn of its loop (and loops while games are left). In the backend's step ``batch`` is a
+turn of the deal loop's (``jax_backend.ADVANCE_SHARE`` of the games), so on a GPU at 2^20
+games a reshuffle turn takes 2^15 of them, as the share of a 32nd of the batch did before the
+deal loop took its own share (the best of those measured there)."""
 
 put_back_loop = loop_where(put_back_turn, COMPACT_SHARE)
 
 
 def deal(key: jax.Array) -> tuple[jax.Array, jax.Array]:
     """A hand's chance from a key: a uniform deck order (52,) int32, top first, and a hand
-    seed (2,) uint32 below 2**63, as the engine draws it."""
+    seed (2,) uint32 below 2**63, as the engine draws it.
+
+    The deck is ``jax.random.permutation(deck_key, 52)`` as that function is for 52 items
+    (one round: 52 random words of its subkey, the cards in the stable order of their
+    words), put in that order by :func:`reorder`, which on the CPU counts instead of
+    sorting."""
     deck_key, seed_key = jax.random.split(key)
     seed = jax.random.bits(seed_key, (2,), U32)
-    return (jax.random.permutation(deck_key, DECK_SIZE).astype(jnp.int32),
-            seed.at[0].set(seed[0] >> 1))
+    words = jax.random.bits(jax.random.split(deck_key)[1], (DECK_SIZE,), U32)
+    ids = jnp.arange(DECK_SIZE, dtype=jnp.int32)
+    return reorder(ids, jnp.zeros((), jnp.int32), words, ids.astype(U32)), \
+        seed.at[0].set(seed[0] >> 1)
 
 
 def deal_where(need: jax.Array, key: jax.Array, deck: jax.Array,
