@@ -106,6 +106,14 @@ DEAL_FIELDS = ("deck", "draw_position", "reshuffles", "hidden", "face_up", "numb
 """The State fields that dealing changes (the deal loop's carry)."""
 DEAL_READS = ("in_hand", "button", "wagers", "cap", "hand_seed")
 """The State fields that dealing reads and does not change."""
+PAY_FIELDS = ("stacks", "house", "net", "wagers", "current_player", "eliminated", "phase",
+              "hand_over", "match_over")
+"""The State fields that the end of a hand changes (``EquationHiLo._pay``)."""
+SHOWDOWN_READS = ("in_hand", "declarations", "numbers", "operators", "roots", "hand_number")
+"""The State fields that the showdown reads and does not change."""
+SHOWDOWN_SHARE: Shares = {"cpu": 8, "default": 8}
+"""The batching rule of the showdown takes up to ``batch // SHOWDOWN_SHARE`` games per turn
+(and turns while games are left)."""
 ADVANCE_SHARE: Shares = {"cpu": 8, "default": 4}
 """The batching rule of the deal loop (``EquationHiLo._advance``) takes up to
 ``batch // ADVANCE_SHARE`` games per turn (and turns while games are left)."""
@@ -165,6 +173,17 @@ class State:
     def replace(self, **changes: Any) -> State:
         """A copy with some fields changed (pgx's ``State.replace``)."""
         return dataclasses.replace(self, **changes)
+
+
+def fields(s: State, names: tuple[str, ...]) -> dict[str, jax.Array]:
+    """Some fields of a state by name (a batching rule's carry or reads)."""
+    return {k: getattr(s, k) for k in names}
+
+
+def partial_state(values: dict[str, jax.Array]) -> State:
+    """A state of some fields only, the others None, so that reading one fails at once (a
+    batching rule's body works on the fields it gathered)."""
+    return State(**(dict.fromkeys((f.name for f in dataclasses.fields(State)), None) | values))
 
 
 def _select(pred: jax.Array, a: State, b: State) -> State:
@@ -258,6 +277,7 @@ class EquationHiLo:
                              f"{MAX_HANDS_PER_EPISODE:,}, not {r.hands_per_episode:,}")
         stack, hands = float(r.starting_stack), r.hands_per_episode
         self._deal_loop = loop_where(self._deal_turn, ADVANCE_SHARE)
+        self._showdown_loop = loop_where(self._showdown_turn, SHOWDOWN_SHARE)
         self._ratios = tuple(t.astype(np.float32) for t in (
             # chips / S (all chips in play; raises per round too, each adds a chip)
             np.arange(n * r.starting_stack + 1) / stack,
@@ -345,6 +365,7 @@ class EquationHiLo:
                           _step_count=state._step_count + 1)
         s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
                            (self._bet, self._discard, self._declare), s, action)
+        s = self._showdown_where(s)
         again = (s.hand_over & ~s.match_over) | new_match
         stays = state.terminated & ~new_match
         # a game whose step is thrown away below (illegal, or terminal) needs no new hand
@@ -449,16 +470,13 @@ class EquationHiLo:
         :data:`ADVANCE_SHARE` of the batch at a time), where a batched while loop would turn
         every game as often as the one that needs most. The loop carries only the fields the
         deal changes (:data:`DEAL_FIELDS`) and reads :data:`DEAL_READS`."""
-        return s.replace(**self._deal_loop(go, {k: getattr(s, k) for k in DEAL_FIELDS},
-                                           {k: getattr(s, k) for k in DEAL_READS}))
+        return s.replace(**self._deal_loop(go, fields(s, DEAL_FIELDS), fields(s, DEAL_READS)))
 
     def _deal_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array]
                    ) -> tuple[dict[str, jax.Array], jax.Array]:
-        """:meth:`_advance_once` on a state of the deal's fields only (the others None, so a
-        read of one fails at once)."""
-        blank = dict.fromkeys((f.name for f in dataclasses.fields(State)), None)
-        dealt, go = self._advance_once(State(**(blank | carry | reads)))
-        return {k: getattr(dealt, k) for k in DEAL_FIELDS}, go
+        """:meth:`_advance_once` on the deal's fields, as a loop body of one turn."""
+        dealt, go = self._advance_once(partial_state(carry | reads))
+        return fields(dealt, DEAL_FIELDS), go
 
     def _advance_once(self, s: State) -> tuple[State, jax.Array]:
         """The next step of the schedule where no pass is under way (a pass begins, a betting
@@ -590,8 +608,23 @@ class EquationHiLo:
         seat = s.current_player
         s = s.replace(declarations=s.declarations.at[seat].set(a))
         nxt = self._next_in_order(s, jnp.asarray(self._position)[s.button, seat])
-        s = s.replace(current_player=nxt)
-        return _select(nxt < 0, self._showdown(s), s), jnp.bool_(False)
+        return s.replace(current_player=nxt), jnp.bool_(False)
+
+    def _showdown_where(self, s: State) -> State:
+        """The showdown where the last declaration was made (the declaring seat is then
+        NO_SEAT), after ``_play``'s switch: under ``vmap`` a custom batching rule in a
+        switch's branch fails to batch."""
+        need = (s.phase == DECLARE_PHASE) & (s.current_player < 0)
+        return s.replace(**self._showdown_loop(need, fields(s, PAY_FIELDS),
+                                               fields(s, SHOWDOWN_READS)))
+
+    def _showdown_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array]
+                       ) -> tuple[dict[str, jax.Array], jax.Array]:
+        """:meth:`_showdown` on the fields it reads and writes, as a loop body of one turn:
+        under ``vmap`` only the games whose last declaration was made take it
+        (:data:`SHOWDOWN_SHARE` of the batch at a time), not every game of every step."""
+        return fields(self._showdown(partial_state(carry | reads)), PAY_FIELDS), \
+            jnp.bool_(False)
 
     def _signatures(self, s: State) -> jax.Array:
         """(n,) each seat's solver signature (meaningful for full hands)."""
