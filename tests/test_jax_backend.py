@@ -296,3 +296,27 @@ def test_put_back_orders_the_same_by_count_and_by_sort() -> None:
     by_count = jax.jit(jax.vmap(C.order_by_count))(*args)
     np.testing.assert_array_equal(jax.jit(jax.vmap(C.order_by_sort))(*args), by_count)
     np.testing.assert_array_equal(by_count[undrawn == 0], decks[undrawn == 0])
+
+
+def test_vmap_of_vmap_plays_as_one_vmap() -> None:
+    """The batching rules (deal loop, reshuffle, showdown, new decks) batch again under an
+    outer ``vmap``: a (3, 4) batch plays as the same 12 games in one batch, state for state,
+    finished matches restarted (``play_from_key``)."""
+    env = EquationHiLo("standard")
+    games = 12
+    flat = fast_jit(jax.vmap(env.play_from_key))
+    nested = fast_jit(jax.vmap(jax.vmap(env.play_from_key)))
+    a = fast_jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), games))
+    b = jax.tree_util.tree_map(lambda x: x.reshape(3, 4, *x.shape[1:]), a)
+    restarts = 0
+    for i in range(40):
+        keys = jax.random.split(jax.random.PRNGKey(i + 1), games)
+        actions = jax.vmap(random_policy)(a.observation, a.legal_action_mask, keys)
+        restarts += int(a.terminated.sum())
+        a, b = (flat(a, actions, keys, a.terminated),
+                nested(b, actions.reshape(3, 4), keys.reshape(3, 4, -1),
+                       b.terminated))
+        for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b),
+                        strict=True):
+            np.testing.assert_array_equal(np.asarray(y).reshape(x.shape), x)
+    assert restarts > games  # matches ended and new ones were dealt

@@ -41,12 +41,14 @@ match). An illegal action ends the match at once, as pgx does: the offender's re
 Everything runs under ``jit``: rule fields are static (one compile per rule set), control flow
 is ``lax.while_loop``/``lax.switch`` and selects, never Python on traced values. Under ``vmap``
 a loop turns as often as the game of the batch that needs most, and a ``switch`` or ``cond``
-becomes a select of every branch, so the step is laid out for batches: the deal loop turns once
-per step of the schedule (a whole pass unrolled over the seats, or a betting round opened), a
-new match or hand sets only the fields it resets, a card the rules send back is reshuffled
-(:func:`jax_chance.put_back_where`) for the games that need it only, and ``step`` and
-``play_from_key`` draw a deck from the key (:func:`jax_chance.deal_where`) only for the games
-whose hand ends (about one in ten per step): the same key deals the same hand as
+becomes a select of every branch, so the step is laid out for batches: work that few games of
+a step need runs for those games only (:func:`jax_batching.loop_where`'s batching rule gathers
+them, a share of the batch at a time): the deal loop (:meth:`EquationHiLo._advance`, a turn per
+step of the schedule: a whole pass unrolled over the seats, or a betting round opened), a card
+the rules send back reshuffled (:func:`jax_chance.put_back_where`), the showdown, and a deck
+drawn from the key (:func:`jax_chance.deal_where`, in ``step`` and ``play_from_key``) for the
+games whose hand ends (about one in ten per step); a new match or hand sets only the fields it
+resets. The same key deals the same hand as
 ``jax_chance.deal``, so chance stays data and results do not change. Integers are int32
 (JAX's default); the solver's float64 distances enter the showdown as their ranks among the
 table's distinct distances (:func:`distance_ranks`), so float32 decides every tie exactly as
