@@ -23,9 +23,9 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
     .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
     .venv/bin/python bench/jax.py --skip learner            # columns by name: numpy jax
                                                             # learner pgx
-    .venv/bin/python bench/jax.py --shares 8/128/32/8 4/8/4/8  # the batching rules'
-                                                    # shares (deal loop/reshuffle/new
-                                                    # deck/showdown), one row each
+    .venv/bin/python bench/jax.py --shares 8/128/32 4/8/4   # the batching rules' shares
+                                                            # (deal loop/reshuffle/new
+                                                            # deck), one row each
 
 jax and pgx come with the ``jax`` and ``bench`` extras; without pgx its column says why.
 This file is named as the issue asks; it takes its own folder off ``sys.path`` so that
@@ -184,19 +184,19 @@ def main() -> None:
     parser.add_argument("--skip", nargs="+", default=[], choices=COLUMNS,
                         help="columns not to run (the learner is slow at large batches)")
     parser.add_argument("--shares", nargs="+", default=[],
-                        metavar="ADVANCE/RESHUFFLE/DEAL/SHOWDOWN",
-                        help="run the rows once per set of batching-rule shares (the "
+                        metavar="ADVANCE/RESHUFFLE/DEAL",
+                        help="run the rows once per triple of batching-rule shares (the "
                              "batch's divisors: jax_backend.ADVANCE_SHARE, "
-                             "jax_chance.COMPACT_SHARE and DEAL_SHARE, "
-                             "jax_backend.SHOWDOWN_SHARE) instead of the platform's own")
+                             "jax_chance.COMPACT_SHARE and DEAL_SHARE) instead of the "
+                             "platform's own")
     args = parser.parse_args()
     try:
         shares = [tuple(int(x) for x in pair.split("/")) for pair in args.shares]
-        if any(len(four) != 4 or min(four) < 1 for four in shares):
+        if any(len(triple) != 3 or min(triple) < 1 for triple in shares):
             raise ValueError
     except ValueError:
-        parser.error(f"--shares takes four positive integers each, as "
-                     f"ADVANCE/RESHUFFLE/DEAL/SHOWDOWN, not {' '.join(args.shares)}")
+        parser.error(f"--shares takes triples of positive integers as "
+                     f"ADVANCE/RESHUFFLE/DEAL, not {' '.join(args.shares)}")
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
           f"steps/s, median of {args.repeats} x {args.seconds:g} s; compile s in brackets")
@@ -206,15 +206,13 @@ def main() -> None:
     env = EquationHiLo("standard")
     leduc, pgx_note = pgx_env()
     print(f"pgx: {pgx_note}")
-    for four in shares or [None]:
-        if four is not None:
-            rules = (jax_backend.ADVANCE_SHARE, jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE,
-                     jax_backend.SHOWDOWN_SHARE)
-            for rule, share in zip(rules, four, strict=True):
+    for triple in shares or [None]:
+        if triple is not None:
+            rules = (jax_backend.ADVANCE_SHARE, jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE)
+            for rule, share in zip(rules, triple, strict=True):
                 rule.update(dict.fromkeys(rule, share))
-            print(f"shares: deal loop 1/{four[0]} of the batch per turn, reshuffles "
-                  f"1/{four[1]} of the deal loop's, new decks 1/{four[2]} and showdowns "
-                  f"1/{four[3]} of the batch")
+            print(f"shares: deal loop 1/{triple[0]} of the batch per turn, reshuffles "
+                  f"1/{triple[1]} of the deal loop's, new decks 1/{triple[2]} of the batch")
         table(args, env, leduc)
 
 

@@ -320,3 +320,33 @@ def test_vmap_of_vmap_plays_as_one_vmap() -> None:
                         strict=True):
             np.testing.assert_array_equal(np.asarray(y).reshape(x.shape), x)
     assert restarts > games  # matches ended and new ones were dealt
+
+
+def test_init_and_step_in_a_cond_under_vmap_as_pgx_auto_reset_puts_them() -> None:
+    """pgx's ``auto_reset`` calls ``init`` in a ``lax.cond`` branch; under ``vmap`` JAX
+    batches that branch whole, and the batching rules still work there: the same games as
+    restarting with ``play_from_key``'s ``new_match``."""
+    env = EquationHiLo("standard")
+
+    def auto_reset_step(state: object, action: jax.Array, key: jax.Array) -> object:
+        step_key, init_key = jax.random.split(key)
+        state = env.step(state, action, step_key)
+        return jax.lax.cond(state.terminated, lambda: env.init(init_key), lambda: state)
+
+    games = 8
+    step = fast_jit(jax.vmap(auto_reset_step))
+    state = fast_jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(2), games))
+    restarts = 0
+    for i in range(30):
+        keys = jax.random.split(jax.random.PRNGKey(50 + i), games)
+        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, keys)
+        before = state
+        state = step(state, actions, keys)
+        for g in range(games):  # each game as one game, no vmap
+            one = jax.tree_util.tree_map(lambda x, g=g: x[g], before)
+            want = jax.jit(auto_reset_step)(one, actions[g], keys[g])
+            for x, y in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(state),
+                            strict=True):
+                np.testing.assert_array_equal(y[g], x)
+        restarts += int((state._step_count == 0).sum())
+    assert restarts > 0

@@ -45,11 +45,11 @@ becomes a select of every branch, so the step is laid out for batches: work that
 a step need runs for those games only (:func:`jax_batching.loop_where`'s batching rule gathers
 them, a share of the batch at a time): the deal loop (:meth:`EquationHiLo._advance`, a turn per
 step of the schedule: a whole pass unrolled over the seats, or a betting round opened), a card
-the rules send back reshuffled (:func:`jax_chance.put_back_where`), the showdown, and a deck
-drawn from the key (:func:`jax_chance.deal_where`, in ``step`` and ``play_from_key``) for the
-games whose hand ends (about one in ten per step); a new match or hand sets only the fields it
-resets. The same key deals the same hand as
-``jax_chance.deal``, so chance stays data and results do not change. Integers are int32
+the rules send back reshuffled (:func:`jax_chance.put_back_where`), and a deck drawn from the
+key (:func:`jax_chance.deal_where`, in ``step`` and ``play_from_key``) for the games whose hand
+ends (about one in ten per step); a new match or hand sets only the fields it resets. The same
+key deals the same hand as ``jax_chance.deal``, so chance stays data and results do not
+change. Integers are int32
 (JAX's default); the solver's float64 distances enter the showdown as their ranks among the
 table's distinct distances (:func:`distance_ranks`), so float32 decides every tie exactly as
 float64 does.
@@ -62,6 +62,7 @@ does.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from collections.abc import Callable
@@ -108,14 +109,10 @@ DEAL_FIELDS = ("deck", "draw_position", "reshuffles", "hidden", "face_up", "numb
 """The State fields that dealing changes (the deal loop's carry)."""
 DEAL_READS = ("in_hand", "button", "wagers", "cap", "hand_seed")
 """The State fields that dealing reads and does not change."""
-PAY_FIELDS = ("stacks", "house", "net", "wagers", "current_player", "eliminated", "phase",
-              "hand_over", "match_over")
-"""The State fields that the end of a hand changes (``EquationHiLo._pay``)."""
-SHOWDOWN_READS = ("in_hand", "declarations", "numbers", "operators", "roots", "hand_number")
-"""The State fields that the showdown reads and does not change."""
-SHOWDOWN_SHARE: Shares = {"cpu": 8, "default": 8}
-"""The batching rule of the showdown takes up to ``batch // SHOWDOWN_SHARE`` games per turn
-(and turns while games are left)."""
+DEAL_TABLES = ("_order", "_position", "_steps")
+"""The rule set's tables that dealing reads, given to the deal loop's batching rule as
+arguments: the function of a custom batching rule may not close over arrays (in a ``cond``'s
+branch under ``vmap``, where pgx's ``auto_reset`` puts ``init``, JAX batches those and fails)."""
 ADVANCE_SHARE: Shares = {"cpu": 8, "default": 4}
 """The batching rule of the deal loop (``EquationHiLo._advance``) takes up to
 ``batch // ADVANCE_SHARE`` games per turn (and turns while games are left)."""
@@ -279,7 +276,6 @@ class EquationHiLo:
                              f"{MAX_HANDS_PER_EPISODE:,}, not {r.hands_per_episode:,}")
         stack, hands = float(r.starting_stack), r.hands_per_episode
         self._deal_loop = loop_where(self._deal_turn, ADVANCE_SHARE)
-        self._showdown_loop = loop_where(self._showdown_turn, SHOWDOWN_SHARE)
         self._ratios = tuple(t.astype(np.float32) for t in (
             # chips / S (all chips in play; raises per round too, each adds a chip)
             np.arange(n * r.starting_stack + 1) / stack,
@@ -367,7 +363,6 @@ class EquationHiLo:
                           _step_count=state._step_count + 1)
         s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
                            (self._bet, self._discard, self._declare), s, action)
-        s = self._showdown_where(s)
         again = (s.hand_over & ~s.match_over) | new_match
         stays = state.terminated & ~new_match
         # a game whose step is thrown away below (illegal, or terminal) needs no new hand
@@ -471,13 +466,20 @@ class EquationHiLo:
         go to the games that need them only (:func:`jax_batching.loop_where`,
         :data:`ADVANCE_SHARE` of the batch at a time), where a batched while loop would turn
         every game as often as the one that needs most. The loop carries only the fields the
-        deal changes (:data:`DEAL_FIELDS`) and reads :data:`DEAL_READS`."""
-        return s.replace(**self._deal_loop(go, fields(s, DEAL_FIELDS), fields(s, DEAL_READS)))
+        deal changes (:data:`DEAL_FIELDS`) and reads :data:`DEAL_READS` and
+        :data:`DEAL_TABLES`."""
+        tables = tuple(jnp.asarray(getattr(self, name)) for name in DEAL_TABLES)
+        return s.replace(**self._deal_loop(go, fields(s, DEAL_FIELDS), fields(s, DEAL_READS),
+                                           tables))
 
-    def _deal_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array]
-                   ) -> tuple[dict[str, jax.Array], jax.Array]:
-        """:meth:`_advance_once` on the deal's fields, as a loop body of one turn."""
-        dealt, go = self._advance_once(partial_state(carry | reads))
+    def _deal_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array],
+                   tables: tuple[jax.Array, ...]) -> tuple[dict[str, jax.Array], jax.Array]:
+        """:meth:`_advance_once` on the deal's fields and the rule set's ``tables``
+        (:data:`DEAL_TABLES`), as a loop body of one turn."""
+        env = copy.copy(self)
+        for name, table in zip(DEAL_TABLES, tables, strict=True):
+            setattr(env, name, table)
+        dealt, go = env._advance_once(partial_state(carry | reads))
         return fields(dealt, DEAL_FIELDS), go
 
     def _advance_once(self, s: State) -> tuple[State, jax.Array]:
@@ -610,23 +612,8 @@ class EquationHiLo:
         seat = s.current_player
         s = s.replace(declarations=s.declarations.at[seat].set(a))
         nxt = self._next_in_order(s, jnp.asarray(self._position)[s.button, seat])
-        return s.replace(current_player=nxt), jnp.bool_(False)
-
-    def _showdown_where(self, s: State) -> State:
-        """The showdown where the last declaration was made (the declaring seat is then
-        NO_SEAT), after ``_play``'s switch: under ``vmap`` a custom batching rule in a
-        switch's branch fails to batch."""
-        need = (s.phase == DECLARE_PHASE) & (s.current_player < 0)
-        return s.replace(**self._showdown_loop(need, fields(s, PAY_FIELDS),
-                                               fields(s, SHOWDOWN_READS)))
-
-    def _showdown_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array]
-                       ) -> tuple[dict[str, jax.Array], jax.Array]:
-        """:meth:`_showdown` on the fields it reads and writes, as a loop body of one turn:
-        under ``vmap`` only the games whose last declaration was made take it
-        (:data:`SHOWDOWN_SHARE` of the batch at a time), not every game of every step."""
-        return fields(self._showdown(partial_state(carry | reads)), PAY_FIELDS), \
-            jnp.bool_(False)
+        s = s.replace(current_player=nxt)
+        return _select(nxt < 0, self._showdown(s), s), jnp.bool_(False)
 
     def _signatures(self, s: State) -> jax.Array:
         """(n,) each seat's solver signature (meaningful for full hands)."""

@@ -51,7 +51,12 @@ def loop_where(body: Body, shares: Shares) -> Callable[..., Any]:
 
     Under ``vmap`` only the games that need a turn take one: :func:`compact_where` gathers
     ``batch // shares[platform]`` of them per turn of one loop, where a batched while loop
-    would turn every game as often as the game that needs most."""
+    would turn every game as often as the game that needs most.
+
+    ``body`` may not close over arrays (tables of the rules): pass them in ``args``. JAX
+    hands a custom batching rule the arrays its function closes over as batched when the
+    call sits in a ``cond``'s branch under ``vmap`` (as pgx's ``auto_reset`` puts ``init``),
+    and then fails."""
 
     def one(need: jax.Array, carry: Any, *args: Any) -> Any:
         return lax.while_loop(lambda c: c[1], lambda c: body(c[0], *args),
