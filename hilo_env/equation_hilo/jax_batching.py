@@ -67,36 +67,41 @@ def loop_where(body: Body, shares: Shares) -> Callable[..., Any]:
     @g.def_vmap
     def rule(axis_size: int, in_batched: list[Any], need: jax.Array, carry: Any,
              *args: Any) -> tuple[Any, Any]:
-        need, carry, *args = batch_axis(axis_size, in_batched, need, carry, *args)
-        out = compact_where(body, shares, need, carry, *args)
+        need, carry = batch_axis(axis_size, in_batched[:2], need, carry)
+        out = compact_where(body, shares, need, carry, args, tuple(in_batched[2:]))
         return out, jax.tree_util.tree_map(lambda _: True, out)
 
     return g
 
 
 def compact_where(body: Body, shares: Shares, need: jax.Array, carry: Any,
-                  *args: Any) -> Any:
-    """A batching rule's body for :func:`loop_where`, every argument with the batch axis
-    first: the games that need a turn are gathered, ``batch // shares[platform]`` at a time,
-    ``body`` runs on those only, its carry is scattered back and ``again`` says which need
-    another; the loop turns while games are left. A select would run ``body`` on every game
-    and throw most of it away."""
-    return lax.platform_dependent(need, carry, *args, **{
-        platform: functools.partial(compact_loop, body, share)
+                  args: tuple[Any, ...], args_batched: tuple[Any, ...]) -> Any:
+    """A batching rule's body for :func:`loop_where`, ``need`` and ``carry`` with the batch
+    axis first, ``args`` with it where ``args_batched`` (custom_vmap's flags; the others are
+    the same for every game and are not copied per game): the games that need a turn are
+    gathered, ``batch // shares[platform]`` at a time, ``body`` runs on those only, its carry
+    is scattered back and ``again`` says which need another; the loop turns while games are
+    left. A select would run ``body`` on every game and throw most of it away."""
+    return lax.platform_dependent(need, carry, args, **{
+        platform: functools.partial(compact_loop, body, share, args_batched)
         for platform, share in shares.items()})
 
 
-def compact_loop(body: Body, share: int, need: jax.Array, carry: Any, *args: Any) -> Any:
+def compact_loop(body: Body, share: int, args_batched: tuple[Any, ...], need: jax.Array,
+                 carry: Any, args: tuple[Any, ...]) -> Any:
     """:func:`compact_where` at one ``share``."""
     axis_size = need.shape[0]
     chunk = max(1, axis_size // share)
+    axes = jax.tree_util.tree_map(lambda batched: 0 if batched else None, args_batched)
 
     def turn(c: tuple[Any, jax.Array]) -> tuple[Any, jax.Array]:
         carry, todo = c
         games = jnp.nonzero(todo, size=chunk, fill_value=axis_size)[0]
         picked = jnp.minimum(games, axis_size - 1)
-        new, again = jax.vmap(body)(*jax.tree_util.tree_map(lambda a: a[picked],
-                                                            (carry, *args)))
+        gathered = jax.tree_util.tree_map(lambda a, batched: a[picked] if batched else a,
+                                          args, args_batched)
+        new, again = jax.vmap(body, in_axes=(0, *axes))(
+            jax.tree_util.tree_map(lambda a: a[picked], carry), *gathered)
         carry = jax.tree_util.tree_map(
             lambda old, n: old.at[games].set(n, mode="drop", unique_indices=True), carry, new)
         return carry, todo.at[games].set(again, mode="drop", unique_indices=True)
