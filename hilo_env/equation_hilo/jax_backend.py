@@ -367,10 +367,14 @@ class EquationHiLo:
         stays = state.terminated & ~new_match
         # a game whose step is thrown away below (illegal, or terminal) needs no new hand
         s = self._new_hand(s, *chance(again & (legal | new_match) & ~stays), new_match, again)
-        s = self._finish(self._advance(s.replace(hand_over=s.hand_over & ~new_match),
+        s = self._settle(self._advance(s.replace(hand_over=s.hand_over & ~new_match),
                                        go | again), actor)
         s = _select(legal | new_match, s, self._illegal(state, actor))
-        return _select(stays, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
+        s = _select(stays, state.replace(rewards=jnp.zeros_like(state.rewards)), s)
+        # the mask and observation last, once, of whichever state was kept: each is a
+        # function of the game's fields, so a kept input state gets back its own
+        return s.replace(legal_action_mask=self._mask(s) | s.terminated,
+                         observation=self._observe(s, s.current_player))
 
     # ---- the state ----------------------------------------------------------------------------
 
@@ -393,22 +397,20 @@ class EquationHiLo:
             acted=jnp.zeros(n, bool), phase=z, schedule=z, deal_position=z,
             wagers=jnp.zeros(n, i32), net=jnp.zeros(n, i32), hand_over=f, match_over=f)
 
-    def _finish(self, s: State, actor: jax.Array) -> State:
-        """The pgx fields of a state the game has settled: whose turn, the mask, the
-        rewards of a hand that ended, the observation."""
+    def _settle(self, s: State, actor: jax.Array) -> State:
+        """pgx's fields of a state the game has settled, but the mask and the observation
+        (``_play`` computes those last): whose turn (the last actor once the match is over),
+        terminated, the rewards of a hand that ended."""
         over = s.match_over
-        s = s.replace(current_player=jnp.where(over, actor, s.current_player),
-                      terminated=over,
-                      legal_action_mask=self._mask(s) | over,
-                      rewards=jnp.where(s.hand_over, s.net, 0).astype(jnp.float32))
-        return s.replace(observation=self._observe(s, s.current_player))
+        return s.replace(current_player=jnp.where(over, actor, s.current_player),
+                         terminated=over,
+                         rewards=jnp.where(s.hand_over, s.net, 0).astype(jnp.float32))
 
     def _illegal(self, state: State, offender: jax.Array) -> State:
         """pgx's rule: an illegal action ends the match; the offender pays the others."""
         stack = float(self.rules.starting_stack)
         rewards = jnp.where(jnp.arange(self.n) == offender, -stack, stack / (self.n - 1))
         return state.replace(rewards=rewards.astype(jnp.float32), terminated=jnp.bool_(True),
-                             legal_action_mask=jnp.ones_like(state.legal_action_mask),
                              _step_count=state._step_count + 1)
 
     # ---- matches and hands --------------------------------------------------------------------
