@@ -299,8 +299,8 @@ def test_put_back_orders_the_same_by_count_and_by_sort() -> None:
 
 
 def test_vmap_of_vmap_plays_as_one_vmap() -> None:
-    """The batching rules (deal loop, reshuffle, showdown, new decks) batch again under an
-    outer ``vmap``: a (3, 4) batch plays as the same 12 games in one batch, state for state,
+    """The batching rules (deal loop, reshuffle, new decks) batch again under an outer
+    ``vmap``: a (3, 4) batch plays as the same 12 games in one batch, state for state,
     finished matches restarted (``play_from_key``)."""
     env = EquationHiLo("standard")
     games = 12
@@ -324,8 +324,8 @@ def test_vmap_of_vmap_plays_as_one_vmap() -> None:
 
 def test_init_and_step_in_a_cond_under_vmap_as_pgx_auto_reset_puts_them() -> None:
     """pgx's ``auto_reset`` calls ``init`` in a ``lax.cond`` branch; under ``vmap`` JAX
-    batches that branch whole, and the batching rules still work there: the same games as
-    restarting with ``play_from_key``'s ``new_match``."""
+    batches that branch whole, and the batching rules still work there: the batch plays as
+    each of its games does alone, without ``vmap``."""
     env = EquationHiLo("standard")
 
     def auto_reset_step(state: object, action: jax.Array, key: jax.Array) -> object:

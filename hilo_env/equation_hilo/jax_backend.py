@@ -49,10 +49,9 @@ the rules send back reshuffled (:func:`jax_chance.put_back_where`), and a deck d
 key (:func:`jax_chance.deal_where`, in ``step`` and ``play_from_key``) for the games whose hand
 ends (about one in ten per step); a new match or hand sets only the fields it resets. The same
 key deals the same hand as ``jax_chance.deal``, so chance stays data and results do not
-change. Integers are int32
-(JAX's default); the solver's float64 distances enter the showdown as their ranks among the
-table's distinct distances (:func:`distance_ranks`), so float32 decides every tie exactly as
-float64 does.
+change. Integers are int32 (JAX's default); the solver's float64 distances enter the showdown
+as their ranks among the table's distinct distances (:func:`distance_ranks`), so float32
+decides every tie exactly as float64 does.
 
 Rule fields: every preset and field of ``docs/rules.md`` at 2..8 players; any other field of
 :class:`RuleSet` (a smaller deck, other base operators) only at its default, and

@@ -228,8 +228,8 @@ def deal_where(need: jax.Array, key: jax.Array, deck: jax.Array,
     eager deal.
 
     Under ``vmap`` only the games that need a hand (theirs ended, or a new match) are dealt
-    (:func:`jax_batching.loop_where`, :data:`DEAL_SHARE` of the batch at a time): a deal is a
-    sort of 52 random keys, most of a batch step when every game draws one, while about one
+    (:func:`jax_batching.loop_where`, :data:`DEAL_SHARE` of the batch at a time): a deal puts
+    52 random keys in order, most of a batch step when every game draws one, while about one
     game in eight starts a hand at a step of random play under the standard rules."""
     return deal_loop(need, (deck, hand_seed), key)
 
