@@ -23,9 +23,9 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
     .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
     .venv/bin/python bench/jax.py --skip learner            # columns by name: numpy jax
                                                             # learner pgx
-    .venv/bin/python bench/jax.py --shares 8/128/32 4/8/4   # the batching rules' shares
-                                                            # (deal loop/reshuffle/new
-                                                            # deck), one row each
+    .venv/bin/python bench/jax.py --shares 8/128/32/4 4/8/4/4   # the batching rules'
+                                                    # shares (deal loop/reshuffle/new deck/
+                                                    # opponents' turns), one table each
 
 jax and pgx come with the ``jax`` and ``bench`` extras; without pgx its column says why.
 This file is named as the issue asks; it takes its own folder off ``sys.path`` so that
@@ -52,6 +52,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from hilo_env.agents import sample_legal  # noqa: E402
+from hilo_env.envs import jax_learner  # noqa: E402
 from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
 from hilo_env.equation_hilo import jax_backend, jax_chance, solver  # noqa: E402
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, random_policy  # noqa: E402
@@ -60,6 +61,9 @@ from hilo_env.vector import VectorGame  # noqa: E402
 BATCHES = (1024, 4096, 16384, 65536)
 COLUMNS = ("numpy", "jax", "learner", "pgx")
 """The columns by the names ``--skip`` takes."""
+SHARED = (jax_backend.ADVANCE_SHARE, jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE,
+          jax_learner.OPPONENT_SHARE)
+"""The batching rules' shares that ``--shares`` sets, in its order."""
 Runner = Callable[[float], tuple[int, float]]
 """``run(seconds) -> (agent steps, elapsed)``."""
 
@@ -184,19 +188,19 @@ def main() -> None:
     parser.add_argument("--skip", nargs="+", default=[], choices=COLUMNS,
                         help="columns not to run (the learner is slow at large batches)")
     parser.add_argument("--shares", nargs="+", default=[],
-                        metavar="ADVANCE/RESHUFFLE/DEAL",
-                        help="run the rows once per triple of batching-rule shares (the "
+                        metavar="ADVANCE/RESHUFFLE/DEAL/OPPONENT",
+                        help="run the rows once per set of batching-rule shares (the "
                              "batch's divisors: jax_backend.ADVANCE_SHARE, "
-                             "jax_chance.COMPACT_SHARE and DEAL_SHARE) instead of the "
-                             "platform's own")
+                             "jax_chance.COMPACT_SHARE and DEAL_SHARE, "
+                             "jax_learner.OPPONENT_SHARE) instead of the platform's own")
     args = parser.parse_args()
     try:
         shares = [tuple(int(x) for x in pair.split("/")) for pair in args.shares]
-        if any(len(triple) != 3 or min(triple) < 1 for triple in shares):
+        if any(len(four) != len(SHARED) or min(four) < 1 for four in shares):
             raise ValueError
     except ValueError:
-        parser.error(f"--shares takes triples of positive integers as "
-                     f"ADVANCE/RESHUFFLE/DEAL, not {' '.join(args.shares)}")
+        parser.error(f"--shares takes four positive integers as "
+                     f"ADVANCE/RESHUFFLE/DEAL/OPPONENT, not {' '.join(args.shares)}")
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
           f"steps/s, median of {args.repeats} x {args.seconds:g} s; compile s in brackets")
@@ -206,13 +210,13 @@ def main() -> None:
     env = EquationHiLo("standard")
     leduc, pgx_note = pgx_env()
     print(f"pgx: {pgx_note}")
-    for triple in shares or [None]:
-        if triple is not None:
-            rules = (jax_backend.ADVANCE_SHARE, jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE)
-            for rule, share in zip(rules, triple, strict=True):
+    for four in shares or [None]:
+        if four is not None:
+            for rule, share in zip(SHARED, four, strict=True):
                 rule.update(dict.fromkeys(rule, share))
-            print(f"shares: deal loop 1/{triple[0]} of the batch per turn, reshuffles "
-                  f"1/{triple[1]} of the deal loop's, new decks 1/{triple[2]} of the batch")
+            print(f"shares: deal loop 1/{four[0]} of the batch per turn, reshuffles "
+                  f"1/{four[1]} of the deal loop's, new decks 1/{four[2]} of the batch, "
+                  f"opponents' turns 1/{four[3]} of the batch")
         table(args, env, leduc)
 
 

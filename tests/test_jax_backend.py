@@ -283,6 +283,35 @@ def test_the_learner_view_against_an_opponent_who_always_folds() -> None:
     assert ended > 4 * games
 
 
+def test_the_learner_view_under_vmap_plays_each_game_as_alone() -> None:
+    """Four seats, three opponents (random, and two scripted), two-hand matches: a batch of
+    learner steps (whose opponents' turns go to the games waiting for them only) gives each
+    game, reward and episode's end included, what the game gives alone, without ``vmap``."""
+    view = JaxLearnerEnv(EquationHiLo("standard", num_players=4, hands_per_episode=2),
+                         opponents=[random_policy, fold_if_you_can, check_if_you_can])
+    games = 12
+    step = fast_jit(jax.vmap(view.step))
+    one_step = fast_jit(view.step)
+    state = fast_jit(jax.vmap(view.reset))(jax.random.split(jax.random.PRNGKey(8), games))
+    one = fast_jit(view.reset)(jax.random.split(jax.random.PRNGKey(8), games)[5])
+    for x, y in zip(jax.tree_util.tree_leaves(one), jax.tree_util.tree_leaves(state),
+                    strict=True):
+        np.testing.assert_array_equal(y[5], x)
+    done = 0
+    for i in range(25):
+        keys = jax.random.split(jax.random.PRNGKey(100 + i), games)
+        actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, keys)
+        before, state = state, step(state, actions, keys)
+        for g in range(games):
+            alone = one_step(jax.tree_util.tree_map(lambda x, g=g: x[g], before), actions[g],
+                             keys[g])
+            for x, y in zip(jax.tree_util.tree_leaves(alone), jax.tree_util.tree_leaves(state),
+                            strict=True):
+                np.testing.assert_array_equal(y[g], x)
+        done += int(np.asarray(state.done).sum())
+    assert done > games  # episodes ended and new matches were dealt
+
+
 def test_put_back_orders_the_same_by_count_and_by_sort() -> None:
     """The CPU's way (counted places) and the accelerators' (a sort) give one order; the
     test suite runs on the CPU, so the sort is checked here directly."""

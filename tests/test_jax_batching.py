@@ -59,3 +59,35 @@ def test_loop_where_under_vmap_turns_each_game_as_its_own_loop() -> None:
     for i in range(games):
         want = reference(np.ones(1, bool), start[i:i + 1], int(limits[i]))
         assert (int(got[0][i]), int(got[1][i])) == (int(want[0][0]), int(want[1][0]))
+
+
+def test_loop_where_body_may_close_over_arrays_in_a_cond_under_vmap() -> None:
+    """A body that closes over a table (a constant) and over a value of the enclosing
+    ``vmap``, called in a ``cond``'s branch under ``vmap`` (JAX then hands the batching rule
+    every array the branch reads as batched): each game still runs as its own loop."""
+    ones = np.ones(4, np.int32)  # a rule's table: 3x + 1 by lookup
+
+    def play(flag: jax.Array, x: jax.Array, limit: jax.Array) -> tuple[jax.Array, jax.Array]:
+        def body(carry: tuple[jax.Array, jax.Array]) -> tuple[tuple[jax.Array, jax.Array],
+                                                               jax.Array]:
+            x, steps = carry
+            x = jnp.where(x % 2 == 0, x // 2, 3 * x + jnp.asarray(ones)[x % 4])
+            return (x, steps + 1), x > limit
+
+        g = loop_where(body, SHARES)
+        return jax.lax.cond(flag, lambda: g(True, (x, jnp.int32(0))),
+                            lambda: (x, jnp.int32(-1)))
+
+    rng = np.random.default_rng(1)
+    games = 23
+    flags = rng.random(games) < 0.7
+    start = rng.integers(2, 60, games).astype(np.int32)
+    limits = rng.integers(1, 5, games).astype(np.int32)
+    got_x, got_steps = jax.jit(jax.vmap(play))(flags, start, limits)
+    for i in range(games):
+        if flags[i]:
+            want = reference(np.ones(1, bool), start[i:i + 1], int(limits[i]))
+            assert (int(got_x[i]), int(got_steps[i])) == (int(want[0][0]), int(want[1][0]))
+        else:
+            assert (int(got_x[i]), int(got_steps[i])) == (int(start[i]), -1)
+    assert flags.any() and not flags.all()

@@ -40,6 +40,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, Policy, State, random_policy
+from hilo_env.equation_hilo.jax_batching import Shares, loop_where
+
+OPPONENT_SHARE: Shares = {"cpu": 4, "default": 4}
+"""The batching rule of the opponents' loop (``JaxLearnerEnv._to_learner``) takes up to
+``batch // OPPONENT_SHARE`` games per turn (and turns while games are left)."""
 
 
 @jax.tree_util.register_dataclass
@@ -108,14 +113,12 @@ class JaxLearnerEnv:
     def _to_learner(self, state: LearnerState, key: jax.Array, counted: jax.Array) -> LearnerState:
         """Opponents act until the learner must decide; a finished match restarts (in a new
         random seat). ``counted``: the learner has decided in this match (so its chips and
-        its match's end are reported)."""
+        its match's end are reported). Under ``vmap`` the opponents' turns go to the games
+        that wait for them only (:func:`jax_batching.loop_where`, :data:`OPPONENT_SHARE` of
+        the batch at a time): most games wait for one turn, a few for several."""
 
-        def waiting(c: tuple[LearnerState, jax.Array, jax.Array]) -> jax.Array:
-            s = c[0]
-            return self._over(s.game, s.learner) | (s.game.current_player != s.learner)
-
-        def turn(c: tuple[LearnerState, jax.Array, jax.Array]) -> tuple[LearnerState, jax.Array,
-                                                                       jax.Array]:
+        def turn(c: tuple[LearnerState, jax.Array, jax.Array]) -> tuple[
+                tuple[LearnerState, jax.Array, jax.Array], jax.Array]:
             s, key, counted = c
             key, act_key, deal_key, seat_key = jax.random.split(key, 4)
             over = self._over(s.game, s.learner)
@@ -130,6 +133,10 @@ class JaxLearnerEnv:
                 reward=s.reward + jnp.where(counted, chips, 0.0),
                 done=s.done | (counted & ~over & self._over(game, s.learner)),
                 banked=jnp.where(over, 0.0, s.banked + jnp.where(counted, 0.0, chips)))
-            return s, key, counted & ~over
+            return (s, key, counted & ~over), self._waiting(s)
 
-        return lax.while_loop(waiting, turn, (state, key, counted))[0]
+        return loop_where(turn, OPPONENT_SHARE)(self._waiting(state), (state, key, counted))[0]
+
+    def _waiting(self, s: LearnerState) -> jax.Array:
+        """The learner waits: for an opponent's action, or for a new match."""
+        return self._over(s.game, s.learner) | (s.game.current_player != s.learner)

@@ -61,7 +61,6 @@ does.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 from collections.abc import Callable
@@ -108,10 +107,6 @@ DEAL_FIELDS = ("deck", "draw_position", "reshuffles", "hidden", "face_up", "numb
 """The State fields that dealing changes (the deal loop's carry)."""
 DEAL_READS = ("in_hand", "button", "wagers", "cap", "hand_seed")
 """The State fields that dealing reads and does not change."""
-DEAL_TABLES = ("_order", "_position", "_steps")
-"""The rule set's tables that dealing reads, given to the deal loop's batching rule as
-arguments: the function of a custom batching rule may not close over arrays (in a ``cond``'s
-branch under ``vmap``, where pgx's ``auto_reset`` puts ``init``, JAX batches those and fails)."""
 ADVANCE_SHARE: Shares = {"cpu": 8, "default": 4}
 """The batching rule of the deal loop (``EquationHiLo._advance``) takes up to
 ``batch // ADVANCE_SHARE`` games per turn (and turns while games are left)."""
@@ -467,20 +462,13 @@ class EquationHiLo:
         go to the games that need them only (:func:`jax_batching.loop_where`,
         :data:`ADVANCE_SHARE` of the batch at a time), where a batched while loop would turn
         every game as often as the one that needs most. The loop carries only the fields the
-        deal changes (:data:`DEAL_FIELDS`) and reads :data:`DEAL_READS` and
-        :data:`DEAL_TABLES`."""
-        tables = tuple(jnp.asarray(getattr(self, name)) for name in DEAL_TABLES)
-        return s.replace(**self._deal_loop(go, fields(s, DEAL_FIELDS), fields(s, DEAL_READS),
-                                           tables))
+        deal changes (:data:`DEAL_FIELDS`) and reads :data:`DEAL_READS`."""
+        return s.replace(**self._deal_loop(go, fields(s, DEAL_FIELDS), fields(s, DEAL_READS)))
 
-    def _deal_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array],
-                   tables: tuple[jax.Array, ...]) -> tuple[dict[str, jax.Array], jax.Array]:
-        """:meth:`_advance_once` on the deal's fields and the rule set's ``tables``
-        (:data:`DEAL_TABLES`), as a loop body of one turn."""
-        env = copy.copy(self)
-        for name, table in zip(DEAL_TABLES, tables, strict=True):
-            setattr(env, name, table)
-        dealt, go = env._advance_once(partial_state(carry | reads))
+    def _deal_turn(self, carry: dict[str, jax.Array],
+                   reads: dict[str, jax.Array]) -> tuple[dict[str, jax.Array], jax.Array]:
+        """:meth:`_advance_once` on the deal's fields, as a loop body of one turn."""
+        dealt, go = self._advance_once(partial_state(carry | reads))
         return fields(dealt, DEAL_FIELDS), go
 
     def _advance_once(self, s: State) -> tuple[State, jax.Array]:

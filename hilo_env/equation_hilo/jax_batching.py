@@ -4,13 +4,17 @@ Under ``vmap`` a ``lax.while_loop`` turns as often as the game of the batch that
 and every game pays every turn; a ``cond`` becomes a select of both branches. When few games
 of a batch need a piece of work (a reshuffle, a new deck, the deal of a pass), a custom batching
 rule does better: it gathers the games that need it, a share of the batch at a time, runs the
-work on those only and scatters the results back (:func:`compact_where`).
+work on those only and scatters the results back (:func:`compact_where`). The JAX backend
+uses it for its deal loop, reshuffles and new decks, the learner view for its opponents'
+turns.
 
 | name                  | what                                                              |
 |-----------------------|-------------------------------------------------------------------|
 | :data:`Shares`        | how many games a rule gathers per turn, by platform               |
 | :func:`loop_where`    | ``carry, need = body(carry, *args)`` while ``need``: one game's   |
 |                       | while loop; under ``vmap`` only the games that need a turn        |
+| :func:`closure_args`  | a body's closed-over arrays taken out as arguments                |
+| :func:`looped`        | :func:`loop_where` of a body that closes over no array            |
 | :func:`compact_where` | the batching rule's body: gather, run, scatter, while games need  |
 | :func:`batch_axis`    | a batching rule's arguments, each with the batch axis             |
 """
@@ -53,22 +57,59 @@ def loop_where(body: Body, shares: Shares) -> Callable[..., Any]:
     ``batch // shares[platform]`` of them per turn of one loop, where a batched while loop
     would turn every game as often as the game that needs most.
 
-    ``body`` may not close over arrays (tables of the rules): pass them in ``args``. JAX
-    hands a custom batching rule the arrays its function closes over as batched when the
-    call sits in a ``cond``'s branch under ``vmap`` (as pgx's ``auto_reset`` puts ``init``),
-    and then fails."""
+    ``body`` may close over arrays (the rules' tables, a policy's parameters, values of an
+    enclosing ``jit`` or ``vmap``): they are handed to the batching rule as arguments
+    (:func:`closure_args`), since JAX gives a custom batching rule the arrays its function
+    closes over as batched when the call sits in a ``cond``'s branch under ``vmap`` (where
+    pgx's ``auto_reset`` puts ``init``) and then fails."""
 
-    def one(need: jax.Array, carry: Any, *args: Any) -> Any:
-        return lax.while_loop(lambda c: c[1], lambda c: body(c[0], *args),
+    def g(need: jax.Array, carry: Any, *args: Any) -> Any:
+        opened, consts, fixed = closure_args(body, carry, *args)
+        return looped(opened, shares, fixed)(need, carry, consts, *args)
+
+    return g
+
+
+def closure_args(body: Body, carry: Any, *args: Any) -> tuple[Body, list[Any], list[bool]]:
+    """``body`` traced once at the shapes of ``carry`` and ``args``, the arrays it closes over
+    taken out: ``(opened, consts, fixed)``, where ``opened(carry, consts, *args)`` is
+    ``body(carry, *args)`` and ``fixed`` marks the consts that are constants of the program
+    (not values of an enclosing transformation), the same for every game."""
+    traced, shape = jax.make_jaxpr(body, return_shape=True)(carry, *args)
+    out_tree = jax.tree_util.tree_structure(shape)
+
+    def opened(carry: Any, consts: list[Any], *args: Any) -> tuple[Any, jax.Array]:
+        out = jax.core.eval_jaxpr(traced.jaxpr, consts,
+                                  *jax.tree_util.tree_leaves((carry, *args)))
+        return jax.tree_util.tree_unflatten(out_tree, out)
+
+    consts = list(traced.consts)
+    return opened, consts, [not isinstance(c, jax.core.Tracer) for c in consts]
+
+
+def looped(body: Callable[..., tuple[Any, jax.Array]], shares: Shares,
+           fixed: list[bool]) -> Callable[..., Any]:
+    """:func:`loop_where` of a ``body(carry, consts, *args)`` that closes over no array:
+    ``g(need, carry, consts, *args)``. A const marked ``fixed`` is the same for every game,
+    so where it comes batched (broadcast by a ``cond`` under ``vmap``) one game's copy
+    serves."""
+
+    def one(need: jax.Array, carry: Any, consts: list[Any], *args: Any) -> Any:
+        return lax.while_loop(lambda c: c[1], lambda c: body(c[0], consts, *args),
                               (carry, jnp.asarray(need, bool)))[0]
 
     g = jax.custom_batching.custom_vmap(one)
 
     @g.def_vmap
     def rule(axis_size: int, in_batched: list[Any], need: jax.Array, carry: Any,
-             *args: Any) -> tuple[Any, Any]:
+             consts: list[Any], *args: Any) -> tuple[Any, Any]:
         need, carry = batch_axis(axis_size, in_batched[:2], need, carry)
-        out = compact_where(body, shares, need, carry, args, tuple(in_batched[2:]))
+        consts = [c[0] if same and batched else c
+                  for c, same, batched in zip(consts, fixed, in_batched[2], strict=True)]
+        consts_batched = [batched and not same
+                          for same, batched in zip(fixed, in_batched[2], strict=True)]
+        out = compact_where(body, shares, need, carry, (consts, *args),
+                            (consts_batched, *in_batched[3:]))
         return out, jax.tree_util.tree_map(lambda _: True, out)
 
     return g
