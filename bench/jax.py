@@ -23,9 +23,9 @@ is reported apart. Rules: the standard preset (2 players, 100 chips, 109 actions
     .venv/bin/python bench/jax.py --batches 1024 65536 --seconds 0.5
     .venv/bin/python bench/jax.py --skip learner            # columns by name: numpy jax
                                                             # learner pgx
-    .venv/bin/python bench/jax.py --shares 8/128/32/4 4/8/4/4   # the batching rules'
-                                                    # shares (deal loop/reshuffle/new deck/
-                                                    # opponents' turns), one table each
+    .venv/bin/python bench/jax.py --shares 8/128/32/4/8 4/8/4/4/8   # the batching
+                                   # rules' shares (deal loop/reshuffle/new deck/opponents'
+                                   # turns/showdown), one table each
 
 jax and pgx come with the ``jax`` and ``bench`` extras; without pgx its column says why.
 This file is named as the issue asks; it takes its own folder off ``sys.path`` so that
@@ -62,7 +62,7 @@ BATCHES = (1024, 4096, 16384, 65536)
 COLUMNS = ("numpy", "jax", "learner", "pgx")
 """The columns by the names ``--skip`` takes."""
 SHARED = (jax_backend.ADVANCE_SHARE, jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE,
-          jax_learner.OPPONENT_SHARE)
+          jax_learner.OPPONENT_SHARE, jax_backend.SHOWDOWN_SHARE)
 """The batching rules' shares that ``--shares`` sets, in its order."""
 Runner = Callable[[float], tuple[int, float]]
 """``run(seconds) -> (agent steps, elapsed)``."""
@@ -188,19 +188,20 @@ def main() -> None:
     parser.add_argument("--skip", nargs="+", default=[], choices=COLUMNS,
                         help="columns not to run (the learner is slow at large batches)")
     parser.add_argument("--shares", nargs="+", default=[],
-                        metavar="ADVANCE/RESHUFFLE/DEAL/OPPONENT",
+                        metavar="ADVANCE/RESHUFFLE/DEAL/OPPONENT/SHOWDOWN",
                         help="run the rows once per set of batching-rule shares (the "
                              "batch's divisors: jax_backend.ADVANCE_SHARE, "
                              "jax_chance.COMPACT_SHARE and DEAL_SHARE, "
-                             "jax_learner.OPPONENT_SHARE) instead of the platform's own")
+                             "jax_learner.OPPONENT_SHARE, jax_backend.SHOWDOWN_SHARE) "
+                             "instead of the platform's own")
     args = parser.parse_args()
     try:
         shares = [tuple(int(x) for x in pair.split("/")) for pair in args.shares]
-        if any(len(four) != len(SHARED) or min(four) < 1 for four in shares):
+        if any(len(divisors) != len(SHARED) or min(divisors) < 1 for divisors in shares):
             raise ValueError
     except ValueError:
-        parser.error(f"--shares takes four positive integers as "
-                     f"ADVANCE/RESHUFFLE/DEAL/OPPONENT, not {' '.join(args.shares)}")
+        parser.error(f"--shares takes {len(SHARED)} positive integers as "
+                     f"ADVANCE/RESHUFFLE/DEAL/OPPONENT/SHOWDOWN, not {' '.join(args.shares)}")
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
           f"steps/s, median of {args.repeats} x {args.seconds:g} s; compile s in brackets")
@@ -210,13 +211,13 @@ def main() -> None:
     env = EquationHiLo("standard")
     leduc, pgx_note = pgx_env()
     print(f"pgx: {pgx_note}")
-    for four in shares or [None]:
-        if four is not None:
-            for rule, share in zip(SHARED, four, strict=True):
+    for divisors in shares or [None]:
+        if divisors is not None:
+            for rule, share in zip(SHARED, divisors, strict=True):
                 rule.update(dict.fromkeys(rule, share))
-            print(f"shares: deal loop 1/{four[0]} of the batch per turn, reshuffles "
-                  f"1/{four[1]} of the deal loop's, new decks 1/{four[2]} of the batch, "
-                  f"opponents' turns 1/{four[3]} of the batch")
+            print("shares: deal loop 1/{} of the batch per turn, reshuffles 1/{} of the deal "
+                  "loop's, new decks 1/{} of the batch, opponents' turns 1/{} of the batch, "
+                  "showdowns 1/{} of the batch".format(*divisors))
         table(args, env, leduc)
 
 

@@ -44,7 +44,8 @@ a loop turns as often as the game of the batch that needs most, and a ``switch``
 becomes a select of every branch, so the step is laid out for batches: work that few games of
 a step need runs for those games only (:func:`jax_batching.loop_where`'s batching rule gathers
 them, a share of the batch at a time): the deal loop (:meth:`EquationHiLo._advance`, a turn per
-step of the schedule: a whole pass unrolled over the seats, or a betting round opened), a card
+step of the schedule: a whole pass unrolled over the seats, or a betting round opened), the
+showdown (:meth:`EquationHiLo._showdown_where`, where the last declaration was made), a card
 the rules send back reshuffled (:func:`jax_chance.put_back_where`), and a deck drawn from the
 key (:func:`jax_chance.deal_where`, in ``step`` and ``play_from_key``) for the games whose hand
 ends (about one in ten per step); a new match or hand sets only the fields it resets. The same
@@ -107,6 +108,14 @@ DEAL_FIELDS = ("deck", "draw_position", "reshuffles", "hidden", "face_up", "numb
 """The State fields that dealing changes (the deal loop's carry)."""
 DEAL_READS = ("in_hand", "button", "wagers", "cap", "hand_seed")
 """The State fields that dealing reads and does not change."""
+PAY_FIELDS = ("stacks", "house", "net", "wagers", "current_player", "eliminated", "phase",
+              "hand_over", "match_over")
+"""The State fields that the end of a hand changes (``EquationHiLo._pay``)."""
+SHOWDOWN_READS = ("in_hand", "declarations", "numbers", "operators", "roots", "hand_number")
+"""The State fields that the showdown reads and does not change."""
+SHOWDOWN_SHARE: Shares = {"cpu": 8, "default": 8}
+"""The batching rule of the showdown (``EquationHiLo._showdown_where``) takes up to
+``batch // SHOWDOWN_SHARE`` games per turn (and turns while games are left)."""
 ADVANCE_SHARE: Shares = {"cpu": 8, "default": 4}
 """The batching rule of the deal loop (``EquationHiLo._advance``) takes up to
 ``batch // ADVANCE_SHARE`` games per turn (and turns while games are left)."""
@@ -270,6 +279,7 @@ class EquationHiLo:
                              f"{MAX_HANDS_PER_EPISODE:,}, not {r.hands_per_episode:,}")
         stack, hands = float(r.starting_stack), r.hands_per_episode
         self._deal_loop = loop_where(self._deal_turn, ADVANCE_SHARE)
+        self._showdown_loop = loop_where(self._showdown_turn, SHOWDOWN_SHARE)
         self._ratios = tuple(t.astype(np.float32) for t in (
             # chips / S (all chips in play; raises per round too, each adds a chip)
             np.arange(n * r.starting_stack + 1) / stack,
@@ -357,6 +367,7 @@ class EquationHiLo:
                           _step_count=state._step_count + 1)
         s, go = lax.switch(jnp.clip(s.phase, 0, DECLARE_PHASE),
                            (self._bet, self._discard, self._declare), s, action)
+        s = self._showdown_where(s)
         again = (s.hand_over & ~s.match_over) | new_match
         stays = state.terminated & ~new_match
         # a game whose step is thrown away below (illegal, or terminal) needs no new hand
@@ -601,8 +612,22 @@ class EquationHiLo:
         seat = s.current_player
         s = s.replace(declarations=s.declarations.at[seat].set(a))
         nxt = self._next_in_order(s, jnp.asarray(self._position)[s.button, seat])
-        s = s.replace(current_player=nxt)
-        return _select(nxt < 0, self._showdown(s), s), jnp.bool_(False)
+        return s.replace(current_player=nxt), jnp.bool_(False)
+
+    def _showdown_where(self, s: State) -> State:
+        """The showdown where the last declaration was made (the seat to act is then
+        NO_SEAT). Under ``vmap`` a step's showdowns go to the games that have one only
+        (:func:`jax_batching.loop_where`, :data:`SHOWDOWN_SHARE` of the batch at a time),
+        where the switch's branch would run one for every game and select it away."""
+        need = (s.phase == DECLARE_PHASE) & (s.current_player < 0)
+        return s.replace(**self._showdown_loop(need, fields(s, PAY_FIELDS),
+                                               fields(s, SHOWDOWN_READS)))
+
+    def _showdown_turn(self, carry: dict[str, jax.Array], reads: dict[str, jax.Array]
+                       ) -> tuple[dict[str, jax.Array], jax.Array]:
+        """:meth:`_showdown` on the fields it reads and writes, as a loop body of one turn."""
+        return fields(self._showdown(partial_state(carry | reads)), PAY_FIELDS), \
+            jnp.bool_(False)
 
     def _signatures(self, s: State) -> jax.Array:
         """(n,) each seat's solver signature (meaningful for full hands)."""
