@@ -5,8 +5,8 @@ and every game pays every turn; a ``cond`` becomes a select of both branches. Wh
 of a batch need a piece of work (a reshuffle, a new deck, the deal of a pass), a custom batching
 rule does better: it gathers the games that need it, a share of the batch at a time, runs the
 work on those only and scatters the results back (:func:`compact_where`). The JAX backend
-uses it for its deal loop, reshuffles and new decks, the learner view for its opponents'
-turns.
+uses it for its deal loop, showdowns, reshuffles and new decks, the learner view for its
+opponents' turns.
 
 | name                  | what                                                              |
 |-----------------------|-------------------------------------------------------------------|
