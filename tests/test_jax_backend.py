@@ -42,6 +42,18 @@ def standard() -> tuple[EquationHiLo, Callable, Callable]:
     return env, fast_jit(env.init), fast_jit(env.step)
 
 
+def game(batch: object, g: int) -> object:
+    """The ``g``-th game of a batched pytree."""
+    return jax.tree_util.tree_map(lambda x: x[g], batch)
+
+
+def assert_game(batch: object, g: int, one: object) -> None:
+    """The ``g``-th game of ``batch`` equals ``one`` (a game played alone), leaf for leaf."""
+    for x, y in zip(jax.tree_util.tree_leaves(one), jax.tree_util.tree_leaves(batch),
+                    strict=True):
+        np.testing.assert_array_equal(y[g], x)
+
+
 def test_reshuffle_keys_match_the_engines_bit_for_bit() -> None:
     rng = np.random.default_rng(0)
     seeds = rng.integers(0, 2**63, size=300, dtype=np.uint64)
@@ -293,21 +305,15 @@ def test_the_learner_view_under_vmap_plays_each_game_as_alone() -> None:
     step = fast_jit(jax.vmap(view.step))
     one_step = fast_jit(view.step)
     state = fast_jit(jax.vmap(view.reset))(jax.random.split(jax.random.PRNGKey(8), games))
-    one = fast_jit(view.reset)(jax.random.split(jax.random.PRNGKey(8), games)[5])
-    for x, y in zip(jax.tree_util.tree_leaves(one), jax.tree_util.tree_leaves(state),
-                    strict=True):
-        np.testing.assert_array_equal(y[5], x)
+    assert_game(state, 5, fast_jit(view.reset)(jax.random.split(jax.random.PRNGKey(8),
+                                                                games)[5]))
     done = 0
     for i in range(25):
         keys = jax.random.split(jax.random.PRNGKey(100 + i), games)
         actions = jax.vmap(random_policy)(state.observation, state.legal_action_mask, keys)
         before, state = state, step(state, actions, keys)
         for g in range(games):
-            alone = one_step(jax.tree_util.tree_map(lambda x, g=g: x[g], before), actions[g],
-                             keys[g])
-            for x, y in zip(jax.tree_util.tree_leaves(alone), jax.tree_util.tree_leaves(state),
-                            strict=True):
-                np.testing.assert_array_equal(y[g], x)
+            assert_game(state, g, one_step(game(before, g), actions[g], keys[g]))
         done += int(np.asarray(state.done).sum())
     assert done > games  # episodes ended and new matches were dealt
 
@@ -328,8 +334,8 @@ def test_put_back_orders_the_same_by_count_and_by_sort() -> None:
 
 
 def test_vmap_of_vmap_plays_as_one_vmap() -> None:
-    """The batching rules (deal loop, reshuffle, new decks) batch again under an outer
-    ``vmap``: a (3, 4) batch plays as the same 12 games in one batch, state for state,
+    """The batching rules (deal loop, showdown, reshuffle, new decks) batch again under an
+    outer ``vmap``: a (3, 4) batch plays as the same 12 games in one batch, state for state,
     finished matches restarted (``play_from_key``)."""
     env = EquationHiLo("standard")
     games = 12
@@ -372,10 +378,7 @@ def test_init_and_step_in_a_cond_under_vmap_as_pgx_auto_reset_puts_them() -> Non
         before = state
         state = step(state, actions, keys)
         for g in range(games):  # each game as one game, no vmap
-            one = jax.tree_util.tree_map(lambda x, g=g: x[g], before)
-            want = jax.jit(auto_reset_step)(one, actions[g], keys[g])
-            for x, y in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(state),
-                            strict=True):
-                np.testing.assert_array_equal(y[g], x)
+            assert_game(state, g, jax.jit(auto_reset_step)(game(before, g), actions[g],
+                                                           keys[g]))
         restarts += int((state._step_count == 0).sum())
     assert restarts > 0
