@@ -64,6 +64,8 @@ COLUMNS = ("numpy", "jax", "learner", "pgx")
 SHARED = (jax_backend.ADVANCE_SHARE, jax_chance.COMPACT_SHARE, jax_chance.DEAL_SHARE,
           jax_learner.OPPONENT_SHARE, jax_backend.SHOWDOWN_SHARE)
 """The batching rules' shares that ``--shares`` sets, in its order."""
+SHARE_NAMES = "ADVANCE/RESHUFFLE/DEAL/OPPONENT/SHOWDOWN"
+"""``--shares``'s form: one divisor for each of :data:`SHARED`."""
 Runner = Callable[[float], tuple[int, float]]
 """``run(seconds) -> (agent steps, elapsed)``."""
 
@@ -188,7 +190,7 @@ def main() -> None:
     parser.add_argument("--skip", nargs="+", default=[], choices=COLUMNS,
                         help="columns not to run (the learner is slow at large batches)")
     parser.add_argument("--shares", nargs="+", default=[],
-                        metavar="ADVANCE/RESHUFFLE/DEAL/OPPONENT/SHOWDOWN",
+                        metavar=SHARE_NAMES,
                         help="run the rows once per set of batching-rule shares (the "
                              "batch's divisors: jax_backend.ADVANCE_SHARE, "
                              "jax_chance.COMPACT_SHARE and DEAL_SHARE, "
@@ -200,8 +202,8 @@ def main() -> None:
         if any(len(divisors) != len(SHARED) or min(divisors) < 1 for divisors in shares):
             raise ValueError
     except ValueError:
-        parser.error(f"--shares takes {len(SHARED)} positive integers as "
-                     f"ADVANCE/RESHUFFLE/DEAL/OPPONENT/SHOWDOWN, not {' '.join(args.shares)}")
+        parser.error(f"--shares takes {len(SHARED)} positive integers as {SHARE_NAMES}, "
+                     f"not {' '.join(args.shares)}")
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
           f"steps/s, median of {args.repeats} x {args.seconds:g} s; compile s in brackets")
