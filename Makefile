@@ -1,8 +1,10 @@
-# Two commands for a newcomer: `make test` and `make demo`.
+# Two commands for a newcomer: `make demo` (the core install only, ready in about a minute)
+# and `make test` (the extras too: dev, train, rllib, openspiel, jax; several minutes).
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+CORE := $(VENV)/.core
+FULL := $(VENV)/.installed
 
 .PHONY: test demo lint bench clean
 
@@ -10,22 +12,28 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax]"
-	@touch $(STAMP)
+# The core package (numpy, gymnasium, pettingzoo, pyyaml); a full install already holds it.
+$(CORE): $(BIN)/python pyproject.toml
+	@if [ -f $(FULL) ] && [ ! $(FULL) -ot pyproject.toml ]; then :; \
+	else $(BIN)/pip install --quiet -e .; fi
+	@touch $(CORE)
 
-test: $(STAMP)
+$(FULL): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax]"
+	@touch $(FULL)
+
+test: $(FULL)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
-demo: $(STAMP)
+demo: $(CORE)
 	$(BIN)/hilo demo
 
-lint: $(STAMP)
+lint: $(FULL)
 	$(BIN)/ruff check .
 
 # Benchmarks need the peer environments: pip install -e ".[bench]" (not part of `make test`).
-bench: $(STAMP)
+bench: $(FULL)
 	$(BIN)/pip install --quiet -e ".[bench]"
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
 
