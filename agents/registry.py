@@ -1,5 +1,10 @@
 """Agents by name, so tools and the CLI can say ``heuristic`` or ``ppo:runs/model.zip``.
 
+Every game declares its agents by name in its :class:`~hilo_env.game_spec.GameSpec`
+(``spec.agents``); :func:`make`, :func:`check`, :func:`names` and :func:`needs_extra` take a
+``game`` (default: Equation Hi-Lo) and read that table, so a new game needs no edit here.
+Equation Hi-Lo's table is :data:`AGENTS`:
+
 | name            | agent                                                          |
 |-----------------|----------------------------------------------------------------|
 | ``random``      | :class:`agents.baselines.RandomAgent`                          |
@@ -31,12 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from hilo_env import games
 from hilo_env.agents import gauntlet
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
 from hilo_env.agents.cfr_tiny import CFRTinyAgent
-from hilo_env.equation_hilo.rules import RuleSet, resolve, short_repr
+from hilo_env.equation_hilo.rules import RuleSet, short_repr
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
@@ -72,10 +79,11 @@ def shipped_model(name: str) -> AgentFactory:
 
         return PPOAgent(rules, shipped_path(name, rules), seed=seed)
 
+    make.extra = "train"  # type: ignore[attr-defined]  # what needs_extra reads
     return make
 
 
-_REGISTRY: dict[str, AgentFactory] = {
+AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "caller": CallerAgent,
     "heuristic": HeuristicAgent,
@@ -83,53 +91,74 @@ _REGISTRY: dict[str, AgentFactory] = {
     **{name: shipped_model(name) for name in SHIPPED_MODELS},
     **{name: gauntlet.factory(name) for name in gauntlet.STYLES},
 }
+"""Equation Hi-Lo's agents by name (its spec's ``agents``)."""
 
 
-def names() -> list[str]:
-    """The names ``make`` accepts (``ppo:PATH`` stands for any model file)."""
-    return [*_REGISTRY, f"{PPO_PREFIX}PATH", f"{RLLIB_PREFIX}PATH"]
+def _table(game: str | None) -> dict[str, AgentFactory]:
+    return games.get(game).agent_factories()
 
 
-def register(name: str, factory: AgentFactory) -> None:
-    """Add an agent under ``name``: ``factory(rules, seed)`` must return an :class:`Agent`."""
+def _prefixes(game: str | None) -> list[str]:
+    """The ``PREFIX:PATH`` agents a game takes: saved models of Equation Hi-Lo only."""
+    return [PPO_PREFIX, RLLIB_PREFIX] if games.get(game).name == games.DEFAULT else []
+
+
+def names(game: str | None = None) -> list[str]:
+    """The names ``make`` accepts for ``game`` (``ppo:PATH`` stands for any model file)."""
+    return [*_table(game), *(f"{p}PATH" for p in _prefixes(game))]
+
+
+def register(name: str, factory: AgentFactory, game: str | None = None) -> None:
+    """Add an agent of ``game`` under ``name``: ``factory(rules, seed)`` must return an
+    :class:`Agent`."""
     if not name or ":" in name:
         raise ValueError(f"agent name {name!r} must be non-empty and contain no ':'")
-    _REGISTRY[name] = factory
+    _table(game)[name] = factory
 
 
-def needs_extra(name: str) -> str | None:
+def needs_extra(name: str, game: str | None = None) -> str | None:
     """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
     sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work
     starts."""
     if name.startswith(RLLIB_PREFIX):
         return "rllib"
-    return "train" if name in SHIPPED_MODELS or name.startswith(PPO_PREFIX) else None
+    table = _table(game)
+    factory = table.get(name)
+    if name.startswith(PPO_PREFIX) or getattr(factory, "extra", None) == "train":
+        return "train"
+    return None
 
 
-def check(name: str) -> None:
-    """Raise ValueError (naming the choices) unless ``name`` names an agent; loads nothing."""
+def check(name: str, game: str | None = None) -> None:
+    """Raise ValueError (naming the choices) unless ``name`` names an agent of ``game``;
+    loads nothing."""
+    spec = games.get(game)
     if not isinstance(name, str):
         raise ValueError(f"an agent name is text, not {short_repr(name)}; choose from "
-                         f"{', '.join(names())}")
-    if name in _REGISTRY:
+                         f"{', '.join(names(game))}")
+    if name in _table(game):
         return
-    if name.startswith(PPO_PREFIX):
+    prefixes = _prefixes(game)
+    if PPO_PREFIX in prefixes and name.startswith(PPO_PREFIX):
         path = Path(name[len(PPO_PREFIX):])
         if not path.is_file():
             raise ValueError(f"agent {name!r}: no model file {str(path)!r}")
         return
-    if name.startswith(RLLIB_PREFIX):
+    if RLLIB_PREFIX in prefixes and name.startswith(RLLIB_PREFIX):
         path = Path(name[len(RLLIB_PREFIX):])
         if not path.is_dir():
             raise ValueError(f"agent {name!r}: no policy folder {str(path)!r}")
         return
-    raise ValueError(f"unknown agent {short_repr(name)}; choose from {', '.join(names())}")
+    of_game = "" if spec.name == games.DEFAULT else f" (the {spec.title} agents)"
+    raise ValueError(f"unknown agent {short_repr(name)}; choose from "
+                     f"{', '.join(names(game))}{of_game}")
 
 
-def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> Agent:
-    """A fresh agent by name for ``rules`` (a RuleSet, preset name or YAML path)."""
-    check(name)
-    rules = resolve(rules)
+def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = None) -> Agent:
+    """A fresh agent of ``game`` by name for ``rules`` (a RuleSet, preset name or, for
+    Equation Hi-Lo, a YAML path; None: the game's default preset)."""
+    check(name, game)
+    rules = games.get(game).rules(rules)
     if name.startswith(PPO_PREFIX):
         from hilo_env.agents.ppo import (
             PPOAgent,  # torch stays unimported until a model is asked for
@@ -140,6 +169,6 @@ def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> 
         from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
 
         return RLlibAgent(rules, name[len(RLLIB_PREFIX):], seed=seed)
-    agent = _REGISTRY[name](rules, seed)
+    agent = _table(game)[name](rules, seed)
     agent.name = name
     return agent

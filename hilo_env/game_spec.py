@@ -1,0 +1,93 @@
+"""What every tool needs to know of a game, declared once in the game's own ``spec.py``.
+
+In the spirit of OpenSpiel's ``_GAME_TYPE`` and ``_GAME_INFO``: a game folder declares one
+:class:`GameSpec` (name, rules, players, action texts, result), and the CLI, the agent
+registry, the play loop, the tournament runner, training and the benches read it, so no tool
+keeps a per-game twin. The layers above the game (its PettingZoo env, its agents, its terminal
+view) are named by entry points, ``"module:attribute"`` strings as Gymnasium's registry takes
+them, and imported only when asked for: a game folder imports no RL library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+UNITS = ("hand", "game", "round")
+"""What one deal of a match counts: ``--hands``, ``--games`` or ``--rounds`` on the CLI."""
+
+
+def load(entry_point: str) -> Any:
+    """The object an entry point ``"package.module:attribute"`` names (imported now)."""
+    module, _, attribute = entry_point.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, attribute) if attribute else found
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game's facts (module docstring). Everything a tool asks of a game goes here."""
+
+    name: str
+    """The game's name on the command line (``--game``) and in configs (``game:``)."""
+    title: str
+    """The name people read: ``Equation Hi-Lo``, ``lo-hi``, ``Hi MiLo!``."""
+    resolve: Callable[..., Any]
+    """``resolve(rules, **overrides) -> RuleSet``: a preset name or RuleSet (and, where the
+    game has them, a YAML path) with fields such as ``num_players`` overridden."""
+    presets: tuple[str, ...]
+    """The rule presets by name; the first is the default."""
+    min_players: int
+    max_players: int
+    action_to_string: Callable[[int], str]
+    """An action id's public text (``call``, ``play 7 7``, ``bid high``)."""
+    env: str
+    """Entry point of the PettingZoo AEC env class or factory: ``raw_env(rules) -> AECEnv``."""
+    agents: str
+    """Entry point of the game's agents by name: ``{name: factory(rules, seed) -> Agent}``."""
+    terminal: str
+    """Entry point of the terminal view that ``hilo play`` uses (``agents.play``)."""
+    baseline: str
+    """The rule-based agent: ``hilo play``'s default opponent (or partner)."""
+    unit: str
+    """What a match counts (one of :data:`UNITS`): one episode of the game's env."""
+    score: str
+    """What a seat's reward over one unit means, for tables: ``chips``, ``reward``..."""
+    cooperative: bool = False
+    """All seats share one reward (a team game): a tournament seats each agent as a whole
+    team, and one agent among another's team (ad-hoc teamwork)."""
+    description: str = ""
+    """A line for ``--help`` and the docs."""
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"game {self.name!r}: unit is one of {list(UNITS)}, not "
+                             f"{self.unit!r}")
+        if not 1 <= self.min_players <= self.max_players:
+            raise ValueError(f"game {self.name!r}: players {self.min_players}.."
+                             f"{self.max_players} is no range")
+
+    @property
+    def default_rules(self) -> str:
+        return self.presets[0]
+
+    def rules(self, rules: Any = None, players: int | None = None) -> Any:
+        """The RuleSet of ``rules`` (None: the default preset) with ``players`` seats when
+        given; ValueError naming the game's range for a count it does not seat."""
+        if players is not None and not (isinstance(players, int)
+                                        and self.min_players <= players <= self.max_players):
+            raise ValueError(f"{self.title} seats {self.min_players} to {self.max_players} "
+                             f"players, not {players!r}")
+        rules = self.default_rules if rules is None else rules
+        return self.resolve(rules) if players is None else self.resolve(rules,
+                                                                        num_players=players)
+
+    def raw_env(self, rules: Any = None, **kwargs: Any) -> Any:
+        """A fresh PettingZoo AEC env of this game (no wrappers)."""
+        return load(self.env)(self.default_rules if rules is None else rules, **kwargs)
+
+    def agent_factories(self) -> Mapping[str, Callable[..., Any]]:
+        """The game's agents by name (imports the agents module now)."""
+        return load(self.agents)
