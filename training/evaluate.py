@@ -1,17 +1,25 @@
-"""Tournaments between agents: duplicate deals, seats rotated, 95% confidence intervals.
+"""Tournaments between agents of any game: duplicate deals, seats rotated, 95% confidence
+intervals.
 
 A *table* seats ``num_players`` agents. Each *deal* (a seed) is played once per seat rotation:
-the game is reset with the same seed every time, so the same cards come out (up to the cards
-a fold leaves undealt) while each agent sits in each seat once. This *duplicate* format
-cancels most of the luck of the cards. An agent's score is its mean net chips per hand; the
+the game is reset with the same seed every time, so the same cards come out (as far as the
+play lets them) while each agent sits in each seat once. This *duplicate* format cancels most
+of the luck of the cards. An agent's score is its mean reward per episode of the game (the
+game's ``unit``: chips per hand in Equation Hi-Lo, reward per game in lo-hi, the team's reward
+per round in Hi MiLo!) and its win rate the share of its episodes with a positive reward; the
 95% confidence interval is taken over deals (each deal's rotations averaged first, so the
 pairing is respected): ``mean ± 1.96 · sd / sqrt(deals)``.
 
-Every hand is a fresh single-hand game (``hands_per_episode`` is set to 1), so every hand
-starts from full stacks. Every table of a tournament uses the same deals.
+Equation Hi-Lo plays on its engine directly, every hand a fresh single-hand game
+(``hands_per_episode`` set to 1, so every hand starts from full stacks); every other game plays
+its PettingZoo AEC env (``games.get(game).raw_env(rules)``), many tables in lockstep
+(:mod:`training.lockstep`). Every table of a tournament uses the same deals. In a cooperative
+game (``spec.cooperative``) each named agent plays as a whole team, and each one alone among
+each other's team (ad-hoc teamwork).
 
     from hilo_env.training.evaluate import tournament
     result = tournament(["random", "caller", "heuristic"], "standard", hands=20_000)
+    result = tournament(["heuristic", "random"], game="lohi", games=2_000)
     print(result.table())
     result.plot("tournament.png")
 """
@@ -30,20 +38,31 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hilo_env import agents as agent_registry
+from hilo_env import games
 from hilo_env.agents.base import Agent
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.game_spec import GameSpec
+from hilo_env.training.lockstep import play_episodes
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
 PROGRESS_MIN_HANDS = 2_000
-"""Tournaments of this many hands or more show a progress bar (when tqdm is installed)."""
+"""Tournaments of this many episodes or more show a progress bar (when tqdm is installed)."""
+DEFAULT_COUNTS = {"hand": 20_000, "game": 2_000, "round": 5_000}
+"""Episodes per table of a tournament when none is asked for, by the game's unit (a lo-hi game
+is some 50 decisions, a hand of Equation Hi-Lo about 6)."""
 
 
 def deal_rng(seed: int, deal: int) -> np.random.Generator:
     """The generator that deals deal number ``deal`` of a tournament seeded ``seed``."""
     return np.random.default_rng([seed, deal])
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The ``env.reset(seed=...)`` of deal number ``deal`` of a tournament seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0])
 
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
@@ -54,6 +73,34 @@ def mean_ci(values: np.ndarray) -> tuple[float, float]:
     if values.size == 1:
         return float(values[0]), math.inf
     return float(values.mean()), float(Z95 * values.std(ddof=1) / math.sqrt(values.size))
+
+
+def interval(mean: float, ci: float, percent: bool = False) -> str:
+    """``[low, high]`` of a 95% CI, or ``n/a`` when it is not finite (a single deal)."""
+    if not math.isfinite(ci):
+        return "n/a"
+    if percent:
+        return f"[{mean - ci:.1%}, {mean + ci:.1%}]"
+    return f"[{mean - ci:+.3f}, {mean + ci:+.3f}]"
+
+
+def unit_count(spec: GameSpec, count: int | None = None, default: int | None = None,
+               **named: int) -> int:
+    """The episodes asked for: ``count``, or the game's unit by name (``hands=`` in Equation
+    Hi-Lo, ``games=`` in lo-hi, ``rounds=`` in Hi MiLo!), else ``default`` (None: the unit's
+    :data:`DEFAULT_COUNTS`). ValueError for another unit's name or a count under 1."""
+    word = f"{spec.unit}s"
+    for other in named:
+        if other != word:
+            raise ValueError(f"{spec.title} counts {word}: use {word}=, not {other}=")
+    if count is not None and named:
+        raise ValueError(f"give count or {word}=, not both")
+    count = named.get(word, count)
+    if count is None:
+        count = DEFAULT_COUNTS[spec.unit] if default is None else default
+    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
+        raise ValueError(f"{word} must be a whole number at least 1, not {count!r}")
+    return int(count)
 
 
 class DealRecord(NamedTuple):
@@ -73,44 +120,95 @@ class DealRecord(NamedTuple):
 
 @dataclass
 class TableResult:
-    """One table's duplicate match: per deal, each seated agent's mean chips per hand."""
+    """One table's duplicate match: per deal, each seated agent's mean reward per episode."""
 
     names: tuple[str, ...]
     """The agents at the table, in their seats of the first rotation."""
     per_deal: np.ndarray
-    """``(deals, players)``: each agent's net chips per hand, averaged over the rotations."""
-    house: float
-    """Chips per hand the house took (odd chips), on average."""
+    """``(deals, players)``: each agent's reward per episode (net chips per hand in Equation
+    Hi-Lo), averaged over the rotations."""
+    house: float | None
+    """Chips per hand the house took (odd chips), on average; None in a game without one."""
     seconds: float
     """Wall time of the match."""
     records: list[list[DealRecord]] = field(default_factory=list)
     """With ``record``: per deal, per rotation, the cards as the first decision finds them."""
+    wins: np.ndarray | None = None
+    """``(deals, players)``: each agent's share of episodes won (a positive reward); None for
+    Equation Hi-Lo, whose score is its chips."""
 
     @property
     def deals(self) -> int:
         return self.per_deal.shape[0]
 
     @property
-    def hands(self) -> int:
-        """Hands played (deals × rotations)."""
+    def episodes(self) -> int:
+        """Episodes played (deals × rotations): hands, games or rounds, as the game counts."""
         return self.deals * len(self.names)
 
+    @property
+    def hands(self) -> int:
+        """Episodes played, by Equation Hi-Lo's name for them."""
+        return self.episodes
+
     def score(self, i: int) -> tuple[float, float]:
-        """Mean chips per hand of the agent in seat ``i`` (first rotation) and its 95% CI."""
+        """Mean reward per episode of the agent in seat ``i`` (first rotation), its 95% CI."""
         return mean_ci(self.per_deal[:, i])
+
+    def win_rate(self, i: int) -> tuple[float, float]:
+        """Share of episodes won by the agent in seat ``i`` (first rotation), its 95% CI."""
+        if self.wins is None:
+            raise ValueError("this table counted chips, not wins")
+        return mean_ci(self.wins[:, i])
 
     def title(self) -> str:
         return " vs ".join(self.names)
 
 
-def play_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed: int = 0, *,
-               record: bool = False, on_hand: Callable[[int], None] | None = None
-               ) -> TableResult:
-    """Play ``deals`` duplicate deals at one table of ``num_players`` agents.
+def play_table(players: Sequence[Agent], rules: Any, deals: int, seed: int = 0, *,
+               game: str | None = None, record: bool = False,
+               on_episodes: Callable[[int], None] | None = None) -> TableResult:
+    """Play ``deals`` duplicate deals of ``game`` (default: Equation Hi-Lo) at one table.
 
-    Deal ``d`` is dealt by :func:`deal_rng` ``(seed, d)`` in every rotation; in rotation ``r``
-    seat ``s`` holds ``players[(s + r) % n]``. ``on_hand(k)`` is called after every ``k`` hands.
+    In rotation ``r`` seat ``s`` holds ``players[(s + r) % n]``; deal ``d`` is dealt by
+    :func:`deal_rng` ``(seed, d)`` in Equation Hi-Lo, by ``reset(seed=deal_seed(seed, d))`` in
+    the other games. ``on_episodes(k)`` is called after every ``k`` episodes; ``record``
+    (Equation Hi-Lo) keeps each deal's cards.
     """
+    spec = games.get(game)
+    if deals < 1:
+        raise ValueError(f"a table plays at least 1 deal, not {deals}")
+    if spec.name == games.DEFAULT:
+        return _play_hilo_table(players, rules, deals, seed, record, on_episodes)
+    if record:
+        raise ValueError(f"record= keeps Equation Hi-Lo's deals, not {spec.title}'s")
+    rules = spec.rules(rules)
+    n = seat_count(spec, rules)
+    if len(players) != n:
+        raise ValueError(f"a table of these {spec.title} rules seats {n} agents, not "
+                         f"{len(players)}")
+    start = time.perf_counter()
+    rotations = [tuple((s + r) % n for s in range(n)) for r in range(n)]
+    episodes = [(deal_seed(seed, d), seating) for d in range(deals) for seating in rotations]
+    returns = play_episodes(lambda: spec.raw_env(rules), players, episodes,
+                            on_episode=on_episodes)
+    # returns[e, s] belongs to players[rotations[r][s]]: gather it by player
+    by_player = np.argsort(np.array(rotations), axis=1)  # (rotations, players) -> seat
+    rows = returns.reshape(deals, n, n)
+    per_player = np.take_along_axis(rows, by_player[None], axis=2)
+    return TableResult(names=tuple(p.name for p in players), per_deal=per_player.mean(axis=1),
+                       house=None, seconds=time.perf_counter() - start,
+                       wins=(per_player > 0).mean(axis=1))
+
+
+def seat_count(spec: GameSpec, rules: Any) -> int:
+    """The seats of a table of ``spec``'s game under ``rules`` (its env's agents)."""
+    return len(spec.raw_env(rules).possible_agents)
+
+
+def _play_hilo_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed: int,
+                     record: bool, on_episodes: Callable[[int], None] | None) -> TableResult:
+    """Equation Hi-Lo's table on its engine, one hand at a time (:func:`play_table`)."""
     rules = resolve(rules)
     if rules.hands_per_episode != 1:
         rules = rules.replace(hands_per_episode=1)
@@ -142,8 +240,8 @@ def play_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed:
         per_deal[d] = net / n
         if record:
             records.append(deal_records)
-        if on_hand is not None:
-            on_hand(n)
+        if on_episodes is not None:
+            on_episodes(n)
     return TableResult(names=tuple(p.name for p in players), per_deal=per_deal,
                        house=house / max(1, deals * n), seconds=time.perf_counter() - start,
                        records=records)
@@ -154,86 +252,117 @@ class TournamentResult:
     """Every table of a tournament, and each agent's overall score."""
 
     rules_name: str
-    rules: RuleSet
+    rules: Any
     names: tuple[str, ...]
     tables: list[TableResult]
     seed: int
     seconds: float
+    spec: GameSpec = field(default_factory=games.get)
+    """The game played."""
 
     def overall(self, name: str) -> tuple[float, float, int]:
-        """An agent's mean chips per hand over all its tables, the 95% CI half-width (over
-        deals: a deal's score is its mean over the agent's seats and tables), and its hands."""
+        """An agent's mean reward per episode over all its tables, the 95% CI half-width (over
+        deals: a deal's score is its mean over the agent's seats and tables), and its
+        episodes."""
         columns = [t.per_deal[:, i] for t in self.tables for i, nm in enumerate(t.names)
                    if nm == name]
         if not columns:
             return math.nan, math.nan, 0
         mean, ci = mean_ci(np.mean(columns, axis=0))
-        hands = sum(t.hands * sum(nm == name for nm in t.names) for t in self.tables)
-        return mean, ci, hands
+        episodes = sum(t.episodes * sum(nm == name for nm in t.names) for t in self.tables)
+        return mean, ci, episodes
+
+    def rows(self) -> list[tuple[str, str, float, float, TableResult, int]]:
+        """One row per result shown: ``(match, agent, mean, ci, table, seat)``. A cooperative
+        game's row is a team's win rate (its seats share one result); a competitive game's is
+        each seat's reward."""
+        rows = []
+        for t in self.tables:
+            if self.spec.cooperative:
+                match = (f"{t.names[0]} ×{len(t.names)}" if len(set(t.names)) == 1 else
+                         f"{t.names[0]} among {t.names[1]}")
+                rows.append((match, t.names[0], *t.win_rate(0), t, 0))
+                continue
+            for i, nm in enumerate(t.names):
+                rows.append((t.title() if i == 0 else "", nm, *t.score(i), t, i))
+        return rows
 
     def table(self) -> str:
         """The results as text: every match, then the overall standings."""
-        n = self.rules.num_players
-        lines = [f"Equation Hi-Lo tournament: {self.rules_name} rules, {n} players, seed "
-                 f"{self.seed}; duplicate deals, seats rotated; chips per hand with 95% CI"]
-        width = max(len(nm) for nm in self.names)
-        match_w = max([len(t.title()) for t in self.tables] + [5])
-        head = (f"{'match':<{match_w}}  {'agent':<{width}}  {'chips/hand':>10}  "
-                f"{'95% CI':>17}  {'hands':>7}  {'time':>6}")
+        spec, n = self.spec, len(self.tables[0].names)
+        units = f"{spec.unit}s"
+        measure = "team win rate" if spec.cooperative else f"{spec.score} per {spec.unit}"
+        wins = not spec.cooperative and all(t.wins is not None for t in self.tables)
+        lines = [f"{spec.title} tournament: {self.rules_name} rules, {n} players, seed "
+                 f"{self.seed}; duplicate deals, seats rotated; {measure} with 95% CI"
+                 + (", win rate" if wins else "")]
+        rows = self.rows()
+        name_w = max(len(nm) for nm in self.names)
+        match_w = max([len(r[0]) for r in rows] + [5])
+        label = f"{spec.score}/{spec.unit}"
+        col_w = max(10, len(label))
+        head = (f"{'match':<{match_w}}  {'agent':<{name_w}}  {label:>{col_w}}  "
+                f"{'95% CI':>17}" + (f"  {'win rate':>16}" if wins else "")
+                + f"  {units:>7}  {'time':>6}")
         lines += ["", head, "-" * len(head)]
-        for t in self.tables:
-            for i, nm in enumerate(t.names):
-                mean, ci = t.score(i)
-                label = t.title() if i == 0 else ""
-                tail = f"  {t.hands:>7,}  {t.seconds:>5.1f}s" if i == 0 else ""
-                lines.append(f"{label:<{match_w}}  {nm:<{width}}  {mean:>+10.3f}  "
-                             f"{_interval(mean, ci):>17}{tail}")
-        if len(self.tables) > 1:
-            head = f"{'overall':<{width}}  {'chips/hand':>10}  {'95% CI':>17}  {'hands':>7}"
+        for match, nm, mean, ci, t, i in rows:
+            value = f"{mean:>{col_w}.1%}" if spec.cooperative else f"{mean:>+{col_w}.3f}"
+            tail = f"  {t.episodes:>7,}  {t.seconds:>5.1f}s" if match else ""
+            won = f"  {_rate(*t.win_rate(i)):>16}" if wins else ""
+            lines.append(f"{match:<{match_w}}  {nm:<{name_w}}  {value}  "
+                         f"{interval(mean, ci, spec.cooperative):>17}{won}{tail}")
+        if len(self.tables) > 1 and not spec.cooperative:
+            head = f"{'overall':<{name_w}}  {label:>{col_w}}  {'95% CI':>17}  {units:>7}"
             lines += ["", head, "-" * len(head)]
             ranked = sorted(self.names, key=lambda nm: -self.overall(nm)[0])
             for nm in ranked:
-                mean, ci, hands = self.overall(nm)
-                lines.append(f"{nm:<{width}}  {mean:>+10.3f}  {_interval(mean, ci):>17}  "
-                             f"{hands:>7,}")
-        house = sum(t.house * t.hands for t in self.tables) / max(1, sum(t.hands
-                                                                         for t in self.tables))
-        lines += ["", f"house (odd chips): {house:.3f} chips per hand; "
-                      f"{sum(t.hands for t in self.tables):,} hands in {self.seconds:.1f}s"]
+                mean, ci, episodes = self.overall(nm)
+                lines.append(f"{nm:<{name_w}}  {mean:>+{col_w}.3f}  {interval(mean, ci):>17}  "
+                             f"{episodes:>7,}")
+        total = sum(t.episodes for t in self.tables)
+        if all(t.house is not None for t in self.tables):
+            house = sum(t.house * t.episodes for t in self.tables) / max(1, total)
+            lines += ["", f"house (odd chips): {house:.3f} chips per hand; "
+                          f"{total:,} hands in {self.seconds:.1f}s"]
+        else:
+            lines += ["", f"{total:,} {units} in {self.seconds:.1f}s"]
         return "\n".join(lines)
 
     def plot(self, path: str | Path) -> Path:
-        """Save a bar chart (overall, and per match) with 95% CIs; returns the path."""
+        """Save a bar chart (overall, and per match) with 95% CIs; returns the path (its
+        folder is made when missing)."""
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        path = Path(path)
+        spec, path = self.spec, Path(path)
         labels, means, cis = [], [], []
-        for t in self.tables:
-            for i, nm in enumerate(t.names):
-                mean, ci = t.score(i)
-                others = [o for j, o in enumerate(t.names) if j != i]
-                labels.append(f"{nm}\nvs {', '.join(others)}")
-                means.append(mean)
-                cis.append(ci)
-        overall = [self.overall(nm) for nm in self.names]
-        fig, axes = plt.subplots(1, 2, figsize=(11, 0.9 + 0.45 * max(len(labels), 4)),
-                                 gridspec_kw={"width_ratios": [1, 1.4]})
-        for ax, names, ms, cs, title in (
-                (axes[0], list(self.names), [o[0] for o in overall], [o[1] for o in overall],
-                 "overall"),
-                (axes[1], labels, means, cis, "per match")):
+        for match, nm, mean, ci, t, i in self.rows():
+            others = [o for j, o in enumerate(t.names) if j != i]
+            labels.append(match if spec.cooperative else f"{nm}\nvs {', '.join(others)}")
+            means.append(mean)
+            cis.append(ci)
+        panels = [(labels, means, cis, "per match")]
+        if not spec.cooperative:
+            overall = [self.overall(nm) for nm in self.names]
+            panels.insert(0, (list(self.names), [o[0] for o in overall],
+                              [o[1] for o in overall], "overall"))
+        xlabel = ("team win rate" if spec.cooperative else
+                  f"{spec.score} per {spec.unit}") + " (95% CI)"
+        fig, axes = plt.subplots(1, len(panels),
+                                 figsize=(5.5 * len(panels), 0.9 + 0.45 * max(len(labels), 4)),
+                                 squeeze=False)
+        for ax, (names, ms, cs, title) in zip(axes[0], panels, strict=True):
             y = np.arange(len(names))
             colors = ["tab:green" if m > 0 else "tab:red" for m in ms]
             ax.barh(y, ms, xerr=np.nan_to_num(cs, posinf=0.0), color=colors, capsize=3)
             ax.set_yticks(y, names, fontsize=8)
             ax.invert_yaxis()
             ax.axvline(0, color="black", lw=0.8)
-            ax.set_xlabel("chips per hand (95% CI)")
+            ax.set_xlabel(xlabel)
             ax.set_title(title)
-        fig.suptitle(f"Equation Hi-Lo, {self.rules_name} rules: duplicate tournament, "
+        fig.suptitle(f"{spec.title}, {self.rules_name} rules: duplicate tournament, "
                      f"seed {self.seed}", fontsize=10)
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -242,10 +371,8 @@ class TournamentResult:
         return path
 
 
-def _interval(mean: float, ci: float) -> str:
-    if not math.isfinite(ci):
-        return "n/a"
-    return f"[{mean - ci:+.3f}, {mean + ci:+.3f}]"
+def _rate(mean: float, ci: float) -> str:
+    return f"{mean:.1%} ± " + ("n/a" if not math.isfinite(ci) else f"{ci:.1%}")
 
 
 def seatings(names: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
@@ -258,40 +385,60 @@ def seatings(names: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
     return list(itertools.combinations(names, num_players))
 
 
-def tournament(names: Sequence[str], rules: RuleSet | str = "standard", hands: int = 20_000,
-               seed: int = 0, progress: bool | None = None) -> TournamentResult:
-    """A round robin between registered agents: ``hands`` hands at each table (rounded up to
-    whole duplicate deals), the same deals at every table. ``progress``: a tqdm bar (default:
-    for long tournaments, when tqdm is installed)."""
+def team_seatings(names: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
+    """The tables of a cooperative game: each agent as a whole team, then for each ordered
+    pair (A, B) one A among B partners."""
+    if not names:
+        raise ValueError("a tournament needs at least one agent")
+    teams = [(nm,) * num_players for nm in names]
+    return teams + [(a, *(b,) * (num_players - 1)) for a, b in itertools.permutations(names, 2)]
+
+
+def tournament(names: Sequence[str], rules: Any = None, count: int | None = None,
+               seed: int = 0, *, game: str | None = None, progress: bool | None = None,
+               **unit: int) -> TournamentResult:
+    """A round robin between registered agents of ``game`` (default: Equation Hi-Lo):
+    ``count`` episodes at each table (or by the unit's name: ``hands=``, ``games=``,
+    ``rounds=``), rounded up to whole duplicate deals, the same deals at every table.
+    ``rules``: a preset name, a RuleSet (or for Equation Hi-Lo a YAML path); None: the game's
+    default preset. ``progress``: a tqdm bar (default: for long tournaments, when tqdm is
+    installed)."""
+    spec = games.get(game)
+    count = unit_count(spec, count, **unit)
+    names = list(names)
     for nm in names:
-        agent_registry.check(nm)
+        agent_registry.check(nm, spec.name)
     if len(set(names)) != len(names):
-        raise ValueError(f"each agent may be named once in a tournament, got {list(names)}")
-    rules_name = rules if isinstance(rules, str) else "custom"
-    rules = resolve(rules).replace(hands_per_episode=1)
-    n = rules.num_players
-    groups = seatings(names, n)
-    deals = max(1, math.ceil(hands / n))
-    total = deals * n * len(groups)
-    bar = _progress_bar(total, progress)
+        raise ValueError(f"each agent may be named once in a tournament, got {names}")
+    rules_name = spec.default_rules if rules is None else rules if isinstance(rules, str) \
+        else "custom"
+    rules = spec.rules(rules)
+    if spec.name == games.DEFAULT:
+        rules = rules.replace(hands_per_episode=1)
+    n = seat_count(spec, rules)
+    groups = team_seatings(names, n) if spec.cooperative else seatings(names, n)
+    deals = max(1, math.ceil(count / n))
+    bar = _progress_bar(deals * n * len(groups), progress, spec.unit)
     start = time.perf_counter()
     tables = []
     try:
         for g, group in enumerate(groups):
-            players = [agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i)
+            players = [agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i,
+                                           game=spec.name)
                        for i, nm in enumerate(group)]
             if bar is not None:
                 bar.set_description(" vs ".join(group))
-            tables.append(play_table(players, rules, deals, seed,
-                                     on_hand=None if bar is None else bar.update))
+            tables.append(play_table(players, rules, deals, seed, game=spec.name,
+                                     on_episodes=None if bar is None else bar.update))
     finally:
         if bar is not None:
             bar.close()
     return TournamentResult(rules_name=str(rules_name), rules=rules, names=tuple(names),
-                            tables=tables, seed=seed, seconds=time.perf_counter() - start)
+                            tables=tables, seed=seed, seconds=time.perf_counter() - start,
+                            spec=spec)
 
 
-def _progress_bar(total: int, progress: bool | None) -> Any:
+def _progress_bar(total: int, progress: bool | None, unit: str) -> Any:
     if progress is None:
         progress = total >= PROGRESS_MIN_HANDS and sys.stderr.isatty()
     if not progress:
@@ -300,4 +447,4 @@ def _progress_bar(total: int, progress: bool | None) -> Any:
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, unit="hand", file=sys.stderr, leave=False)
+    return tqdm(total=total, unit=unit, file=sys.stderr, leave=False)
