@@ -91,7 +91,7 @@ def test_chance_outcomes_follow_the_rules(params):
             if kind == "hidden":
                 assert all(cards.is_number(c) for c in ids)
             held = sum(t.kind == "up" and t.seat == seat and cards.is_multiply(t.value)
-                       for t in state.tokens[state.history.hand_tokens:])
+                       for t in state.tokens[state.record.hand_tokens:])
             if kind == "up" and rules.max_multiply is not None and held >= rules.max_multiply:
                 assert not any(cards.is_multiply(c) for c in ids)
             if kind == "extra":

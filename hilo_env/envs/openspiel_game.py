@@ -107,19 +107,24 @@ PARAMETER_SPECIFICATION = {PRESET_PARAM: "standard", **params_of(RuleSet())}
 
 
 def rules_from_params(params: dict[str, Any] | None) -> RuleSet:
-    """The RuleSet of some game parameters: the ``preset`` (standard by default), with each
-    other parameter that differs from the standard default overriding its field. Bad values
-    raise ValueError naming the field."""
+    """The RuleSet of some game parameters: the ``preset`` (standard by default), with every
+    other parameter given overriding its field. Bad values raise ValueError naming the field.
+
+    pyspiel hands a Python game every parameter: those given, in key order, then the defaults
+    of the others, in key order (``RegisterPyGame`` in OpenSpiel's ``python_games.cc``). So in a
+    dict holding every parameter the given ones are its first run of keys in order
+    (:func:`given_keys`); a dict with fewer is read as all given."""
     params = dict(params or {})
-    name = params.pop(PRESET_PARAM, "standard")
     unknown = sorted(set(params) - set(PARAMETER_SPECIFICATION))
     if unknown:
         raise ValueError(f"unknown {SHORT_NAME} parameter(s) {unknown}; parameters are "
                          f"{sorted(PARAMETER_SPECIFICATION)}")
+    given = given_keys(params)
+    name = params.pop(PRESET_PARAM, "standard") if PRESET_PARAM in given else "standard"
     overrides: dict[str, Any] = {}
     for key, value in params.items():
-        if value == PARAMETER_SPECIFICATION[key]:
-            continue  # pyspiel passes every default: only the changed ones override the preset
+        if key not in given:
+            continue
         if key in LIST_FIELDS:
             items = str(value).replace(",", " ").split()
             value = [int(v) if v.lstrip("-").isdigit() else v for v in items] \
@@ -130,6 +135,19 @@ def rules_from_params(params: dict[str, Any] | None) -> RuleSet:
             value = _operators_of(str(value), key)
         overrides[key] = value
     return RuleSet.preset(name, **overrides)
+
+
+def given_keys(params: dict[str, Any]) -> list[str]:
+    """The parameters given, of a dict as pyspiel hands it to the game (see
+    :func:`rules_from_params`): with every parameter present, the keys up to the first one out
+    of order (the defaults pyspiel added follow, in order again); otherwise all of them."""
+    keys = list(params)
+    if set(keys) != set(PARAMETER_SPECIFICATION):
+        return keys
+    for i in range(1, len(keys)):
+        if keys[i] < keys[i - 1]:
+            return keys[:i]
+    return keys
 
 
 def _operators_of(text: str, field: str) -> str:
@@ -206,7 +224,8 @@ class HiloGame(pyspiel.Game):
             max_utility=float((n - 1) * stack),
             utility_sum=0.0 if fair else None,
             max_game_length=max_game_length(rules))
-        super().__init__(game_type, info, {**params_of(rules), PRESET_PARAM: "standard"})
+        shown = next((name for name, preset in PRESETS.items() if preset == rules), "standard")
+        super().__init__(game_type, info, {**params_of(rules), PRESET_PARAM: shown})
 
     def new_initial_state(self) -> HiloState:
         """A state before the first card is dealt."""
@@ -295,26 +314,26 @@ class HiloState(pyspiel.State):
     def __init__(self, game: HiloGame) -> None:
         super().__init__(game)
         self.fixed = game.fixed
-        self.history = History(((),), (), (), 0)
+        self.record = History(((),), (), (), 0)
+        """The history as this module keeps it (pyspiel's ``history()`` is its list of moves)."""
         if game.initial is None:
-            self._sync()
-            game.initial = self.replay
+            self.record, game.initial = self._replayed(self.record, None)
         self.replay: Replay = game.initial
 
     @property
     def hand_cards(self) -> tuple[tuple[int, ...], ...]:
         """Per hand, the cards chance dealt, in draw order."""
-        return self.history.hand_cards
+        return self.record.hand_cards
 
     @property
     def player_actions(self) -> tuple[int, ...]:
         """The players' actions, in order."""
-        return self.history.actions
+        return self.record.actions
 
     @property
     def tokens(self) -> tuple[Token, ...]:
         """Everything that happened, in order, for the information states."""
-        return self.history.tokens
+        return self.record.tokens
 
     @property
     def rules(self) -> RuleSet:
@@ -362,19 +381,27 @@ class HiloState(pyspiel.State):
         return [(card, p) for card in outcomes]
 
     def _apply_action(self, action: int) -> None:
+        """Apply a draw's card or a player's action; one the state refuses raises ValueError
+        and changes nothing."""
+        h = self.record
         if self._next_draw is not None:
+            outcomes = self.draw_outcomes()
+            if action not in outcomes:
+                raise ValueError(f"{action} is not a chance outcome here; the next draw gives "
+                                 f"one of the card ids {outcomes}")
             kind, seat = self.draw_kind()
             if kind == "extra" and not cards.is_number(action):
                 kind = "set_aside"
-            h = self.history
-            self.history = h._replace(hand_cards=(*h.hand_cards[:-1], (*h.hand_cards[-1], action)),
-                                      tokens=(*h.tokens, Token(kind, seat, int(action))))
+            record = h._replace(hand_cards=(*h.hand_cards[:-1], (*h.hand_cards[-1], action)),
+                                tokens=(*h.tokens, Token(kind, seat, int(action))))
         else:
+            legal = [] if self.is_terminal() else list(self.game.legal_actions())
+            if action not in legal:
+                raise ValueError(f"action {action} is not legal here; legal: {legal}")
             seat = self.game.current_player
-            h = self.history
-            self.history = h._replace(actions=(*h.actions, int(action)),
-                                      tokens=(*h.tokens, Token("action", seat, int(action))))
-        self._sync()
+            record = h._replace(actions=(*h.actions, int(action)),
+                                tokens=(*h.tokens, Token("action", seat, int(action))))
+        self.record, self.replay = self._replayed(record, self.replay)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -417,7 +444,7 @@ class HiloState(pyspiel.State):
     def _multiplies_held(self, seat: int) -> int:
         """× cards the seat keeps in this hand (from the tokens: the engine is past them)."""
         return sum(t.kind == "up" and t.seat == seat and cards.is_multiply(t.value)
-                   for t in self.tokens[self.history.hand_tokens:])
+                   for t in self.tokens[self.record.hand_tokens:])
 
     # ---- replay through the engine ------------------------------------------------------------
 
@@ -429,13 +456,15 @@ class HiloState(pyspiel.State):
         probe = [c for c in self._deck_ids if cards.is_number(c) and c not in taken][:1]
         return [*dealt, *probe]
 
-    def _sync(self) -> None:
-        """Replay the history through the engine, the chosen cards stacked on each hand's deck
-        and a probe card after them, and find whether the next move is a draw."""
-        hands = self.hand_cards
+    def _replayed(self, record: History, last: Replay | None) -> tuple[History, Replay]:
+        """Replay a history through the engine, the chosen cards stacked on each hand's deck
+        and a probe card after them, and find whether the next move is a draw: the history
+        (with a new hand opened where one ended) and its replay. ``last`` is the replay before
+        the move (its decision point is shown at chance nodes)."""
+        hands = record.hand_cards
         game = Game(self.rules, np.random.default_rng(_SEED), self._stacked(hands[0]))
         hand = 0
-        for action in self.history.actions:
+        for action in record.actions:
             while game.phase == Phase.HAND_OVER:
                 hand += 1
                 game.start_next_hand(self._stacked(hands[hand]))
@@ -443,17 +472,16 @@ class HiloState(pyspiel.State):
         if game.phase == Phase.HAND_OVER:  # the next hand starts by itself, with a draw
             if len(hands) == hand + 1:
                 hands = (*hands, ())
-                self.history = self.history._replace(
-                    hand_cards=hands, hand_tokens=len(self.tokens),
-                    tokens=(*self.tokens, Token("hand", -1, len(hands))))
+                record = record._replace(
+                    hand_cards=hands, hand_tokens=len(record.tokens),
+                    tokens=(*record.tokens, Token("hand", -1, len(hands))))
             hand += 1
             game.start_next_hand(self._stacked(hands[hand]))
         draws = [e for e in game.log[_hand_start(game.log):] if e.kind in _DRAWS]
         dealt = len(hands[hand])
         next_draw = draws[dealt] if len(draws) > dealt else None
-        last = getattr(self, "replay", None)
         decision_game = game if next_draw is None else last and last.decision_game
-        self.replay = Replay(game, decision_game, next_draw)
+        return record, Replay(game, decision_game, next_draw)
 
 
 def _hand_start(log: list[Event]) -> int:
@@ -559,7 +587,10 @@ def load(rules: RuleSet | str = "standard") -> HiloGame:
         if rules not in PRESETS:
             raise ValueError(f"unknown rules preset {short_repr(rules)}; choose one of "
                              f"{sorted(PRESETS)}")
-        rules = PRESETS[rules]
+        return pyspiel.load_game(SHORT_NAME, {PRESET_PARAM: rules})
+    if not isinstance(rules, RuleSet):
+        raise TypeError(f"load takes a RuleSet or a preset name {sorted(PRESETS)}, got "
+                        f"{short_repr(rules)}")
     return pyspiel.load_game(SHORT_NAME, params_of(rules))
 
 
