@@ -4,7 +4,8 @@ wants) instead of once per decision.
 
 ``lanes`` envs run side by side; at every step the live envs are grouped by the agent whose
 seat is to act, each group is one ``act_batch`` call, and an env whose episode ends takes the
-next episode of the list. An agent with ``observes = False`` gets ``None`` for observations.
+next episode of the list. An agent with ``observes = False`` gets ``None`` for observations
+(and no observation is encoded for it).
 Every episode is independent of the lane and the order it is played in (each is its own
 ``reset(seed=...)`` and each agent acts on its own observations only), so the returns equal
 those of the episodes played one by one, up to the agents' own random draws.
@@ -67,10 +68,12 @@ def play_episodes(make_env: Callable[[], Any], players: Sequence[Agent],
         ended = set()
         for player, group in groups.items():
             agent = players[player]
-            seen = [envs[lane].observe(envs[lane].agent_selection) for lane in group]
-            masks = np.stack([o["action_mask"] for o in seen])
-            observations = np.stack([o["observation"] for o in seen]) if agent.observes \
-                else None
+            if agent.observes:
+                seen = [envs[lane].observe(envs[lane].agent_selection) for lane in group]
+                observations = np.stack([o["observation"] for o in seen])
+                masks = np.stack([o["action_mask"] for o in seen])
+            else:
+                observations, masks = None, np.stack([_mask(envs[lane]) for lane in group])
             actions = agent.act_batch(observations, masks)
             for lane, action in zip(group, actions.tolist(), strict=True):
                 env = envs[lane]
@@ -85,6 +88,15 @@ def play_episodes(make_env: Callable[[], Any], players: Sequence[Agent],
                         ended.add(lane)
         live = [lane for lane in live if lane not in ended]
     return returns
+
+
+def _mask(env: Any) -> np.ndarray:
+    """The action mask of the agent to act, without its observation where the env is a
+    :class:`~hilo_env.envs.card_game_env.CardGameEnv` (its ``mask_of(game)``)."""
+    mask_of = getattr(type(env), "mask_of", None)
+    if mask_of is not None and getattr(env, "game", None) is not None:
+        return mask_of(env.game)
+    return env.observe(env.agent_selection)["action_mask"]
 
 
 def _settle(env: Any) -> bool:
