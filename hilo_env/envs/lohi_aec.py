@@ -14,12 +14,12 @@
 
 ``reset(seed=..., options=...)`` takes ``deck`` (round 1's 52 cards, ids or texts, top first),
 ``shuffle`` (the chance hook, ``cards -> order``, in place of the seeded one) and ``wins``
-(starting win counts). The raw env raises ``ValueError`` on an illegal action; :func:`env`
-adds PettingZoo's classic wrappers, under which an illegal action ends the episode with a
-penalty of -1 for the player who took it. ``infos`` hold numbers only (libraries store them
-in arrays): ``round`` (the round under way), ``round_winner`` (the seat that won the last
-finished round, -1 before one ends) and ``rounds_won`` (the agent's own count); the whole list
-is ``env.game.round_winners``.
+(starting win counts, in seat order or by seat: ``{0: 2}``). The raw env raises
+``ValueError`` on an illegal action; :func:`env` adds PettingZoo's classic wrappers, under
+which an illegal action ends the episode with a penalty of -1 for the player who took it.
+``infos`` hold numbers only (libraries store them in arrays): ``round`` (the round under way),
+``round_winner`` (the seat that won the last finished round, -1 before one ends) and
+``rounds_won`` (the agent's own count); the whole list is ``env.game.round_winners``.
 
 Versions: v0, first release.
 """
@@ -75,8 +75,9 @@ class raw_env(CardGameEnv):
         """Deal a new game; ``seed`` reseeds the chance hook, ``options`` as the docstring."""
         options = reset_options(options, RESET_OPTIONS)
         seeded = self._shuffle if seed is None else SeededShuffle(seed)
-        self.game = Game(self.rules, options.get("shuffle") or seeded, options.get("deck"),
-                         options.get("wins"))
+        shuffle = options.get("shuffle")
+        self.game = Game(self.rules, seeded if shuffle is None else shuffle,
+                         options.get("deck"), options.get("wins"))
         self._shuffle = seeded  # only once the game is dealt: a reset that raises changes nothing
         self._start_episode()
         self.infos: dict[str, dict] = {a: self._info(a) for a in self.agents}

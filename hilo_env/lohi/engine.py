@@ -13,7 +13,8 @@ deal happen by themselves. Chance is data: round 1's deck may be stacked (52 ids
 and every later shuffle, each reshuffle of the discard pile and each later round's deck, is one
 call of the ``shuffle`` hook: ``shuffle(cards ascending) -> the same cards, top first``
 (:class:`SeededShuffle` is the seeded default). The same deck, hook and actions give the
-same game; :func:`replay` rebuilds a game from its log alone.
+same game; :func:`replay` rebuilds a game from its log alone. A step whose hook raises or
+returns other cards raises and changes nothing.
 
 Piles are lists whose last item is the top: ``stock[-1]`` is drawn next, ``pile[-1]`` is the
 top of the discard pile. A hand is kept per rank, each rank's card ids ascending, so playing a
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import IntEnum
 from typing import Any, NamedTuple
 
@@ -137,9 +138,13 @@ class Game:
 
     def __init__(self, rules: RuleSet, shuffle: Shuffle,
                  deck: Sequence[int | str] | None = None,
-                 wins: Sequence[int] | None = None) -> None:
+                 wins: Sequence[int] | Mapping[int, int] | None = None) -> None:
         """Deal round 1 from ``deck`` (52 cards, top first) or from ``shuffle``; ``wins``
-        are the seats' starting win counts (each 0..``rules.max_wins``)."""
+        are the seats' starting win counts (each 0..``rules.max_wins``), in seat order or by
+        seat (``{seat: wins}``, the others 0)."""
+        if not callable(shuffle):
+            raise TypeError(f"the shuffle hook must be callable (cards ascending -> the same "
+                            f"cards, top first), not {shuffle!r}")
         n = rules.num_players
         self.rules = rules
         self.num_players = n
@@ -203,6 +208,32 @@ class Game:
             self._reject(action, legal)
         action = int(action)
         seat = self.current_player
+        if not self._may_shuffle(action, seat):
+            self._apply(action, seat)
+            return
+        before = self._copy_state()
+        try:
+            self._apply(action, seat)
+        except BaseException:
+            vars(self).update(vars(before))  # a failing hook leaves the step unapplied
+            raise
+
+    def _may_shuffle(self, action: int, seat: int) -> bool:
+        """Whether the action may call the hook: a pick up with at most one card in the stock
+        (a reshuffle), or a play of the seat's last cards (the next round's deal)."""
+        if self.phase is not _PLAY:
+            return False
+        if action == A.PICK_UP:
+            return len(self.stock) <= 1
+        if action < A.FIRST_RUN:
+            played = A.set_of(action)[1]
+        else:
+            first, last = A.RUNS[action - A.FIRST_RUN]
+            played = abs(last - first) + 1
+        return played == self.hand_sizes[seat]
+
+    def _apply(self, action: int, seat: int) -> None:
+        """The transition of a legal action."""
         self.log.append(Event(ACTION, seat, action))
         self.turns += 1
         self._legal = None
@@ -227,8 +258,13 @@ class Game:
     def clone(self) -> Game:
         """An independent copy (its hook copied too); it equals the original until either
         moves, and the same actions then give both the same game."""
-        other = copy.copy(self)
+        other = self._copy_state()
         other.shuffle = copy.deepcopy(self.shuffle)
+        return other
+
+    def _copy_state(self) -> Game:
+        """A copy of the position that shares the hook."""
+        other = copy.copy(self)
         other.wins, other.payoffs = self.wins[:], self.payoffs[:]
         other.round_winners, other.log = self.round_winners[:], self.log[:]
         other.start_sizes, other.hand_sizes = self.start_sizes[:], self.hand_sizes[:]
@@ -467,8 +503,20 @@ def _pay(payoffs: list[float], winner: int, amount: float) -> None:
         payoffs[seat] += amount if seat == winner else -loss
 
 
-def _check_wins(wins: Sequence[int], rules: RuleSet) -> list[int]:
-    values = list(wins)
+def _check_wins(wins: Sequence[int] | Mapping[int, int], rules: RuleSet) -> list[int]:
+    """Win counts in seat order, from a sequence in seat order or a mapping by seat."""
+    n = rules.num_players
+    if isinstance(wins, Mapping):
+        seats = [s for s in wins if isinstance(s, bool) or not isinstance(s, INTEGER_TYPES)
+                 or not 0 <= s < n]
+        if seats:
+            raise ValueError(f"wins by seat take seats 0..{n - 1} as keys, not {seats!r}")
+        values: list = [wins.get(seat, 0) for seat in range(n)]
+    elif isinstance(wins, Sequence | np.ndarray):
+        values = list(wins)
+    else:
+        raise ValueError(f"wins must be a sequence in seat order or a dict by seat, not "
+                         f"{wins!r}")
     if len(values) != rules.num_players or any(
             isinstance(w, bool) or not isinstance(w, INTEGER_TYPES) or not
             0 <= w <= rules.max_wins for w in values):

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from hilo_env.lohi.cards import DECK_SIZE, NUM_RANKS
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -42,6 +44,7 @@ class RuleSet:
     """Decisions in one game before it is cut off (truncated, no game reward)."""
 
     def __post_init__(self) -> None:
+        _normalise(self)
         _check(self)
 
     @property
@@ -63,6 +66,19 @@ class RuleSet:
         return dataclasses.replace(self, **overrides)
 
 
+def _normalise(rules: RuleSet) -> None:
+    """NumPy numbers as their Python equal (a rule set compares and prints the same whatever
+    number type built it)."""
+    for field in dataclasses.fields(rules):
+        value = getattr(rules, field.name)
+        if isinstance(value, np.integer):
+            object.__setattr__(rules, field.name, int(value))
+        elif isinstance(value, np.floating):
+            object.__setattr__(rules, field.name, float(value))
+    if isinstance(rules.round_reward, int) and not isinstance(rules.round_reward, bool):
+        object.__setattr__(rules, "round_reward", float(rules.round_reward))
+
+
 def _whole(rules: RuleSet, name: str, low: int, high: int | None = None) -> None:
     value = getattr(rules, name)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -76,7 +92,11 @@ def _check(rules: RuleSet) -> None:
     """Every field in range, with a message naming the field and its allowed values."""
     _whole(rules, "num_players", MIN_PLAYERS, MAX_PLAYERS)
     _whole(rules, "start_cards", 1)
-    _whole(rules, "final_cards", rules.start_cards)
+    _whole(rules, "final_cards", 1)
+    if rules.start_cards > rules.final_cards:
+        raise ValueError(f"start_cards ({rules.start_cards}) must be at most final_cards "
+                         f"({rules.final_cards}): a seat starts a round with start_cards plus "
+                         f"its wins, and wins the game from final_cards")
     _whole(rules, "pickups_to_turn", 1)
     _whole(rules, "min_run", MIN_RUN_LOWEST, NUM_RANKS)
     _whole(rules, "max_turns", 1)
