@@ -5,17 +5,23 @@
 ``hilo demo [--hands 3] [--seed 0] [--rules R]``
     Baseline agents (heuristic and caller, in turn, one per seat the rules have) play a few
     hands, narrated; then the rulebook's two example hands, solved.
-``hilo tournament random caller heuristic [--hands 20000] [--rules R] [--seed 0] [--plot F]``
-    A round robin with duplicate deals: chips per hand with 95% CIs (``training.evaluate``).
-``hilo play [--opponent heuristic] [--rules R] [--hands 3] [--seed 0] [--seat 0]``
-    Play hands in the terminal against any registered agent (``agents.play``).
+``hilo tournament AGENT... [--game G] [--hands|--games|--rounds N] [--rules R] [--players N]
+[--seed 0] [--plot F]``
+    A duplicate round robin between a game's agents, seats rotated: each agent's score in the
+    game's unit with 95% CIs (``training.evaluate``); in a cooperative game (Hi MiLo!) each
+    agent as a whole team and alone among each other's team.
+``hilo play [--game G] [--opponent NAME] [--rules R] [--players N] [--hands|--games|--rounds N]
+[--seed 0] [--seat 0]``
+    Play in the terminal against (or, in a cooperative game, with) any agent of the game; the
+    default opponent is the game's rule-based baseline (``agents.play``).
 ``hilo train selfplay|smoke|ppo_standard|rllib_league|PATH [--total-timesteps N] [--output-dir D]
 [--name N]``
     Self-play PPO training, the config's ``backend``: ``sb3`` (MaskablePPO,
     ``training.selfplay``) or ``rllib`` (Ray RLlib, ``training.rllib_train``); the config is
     checked first.
-``hilo gauntlet AGENT [--rules R] [--hands 2000] [--seed 0]``
-    The gauntlet's scripted players against an agent, duplicate deals (``training.gauntlet``).
+``hilo gauntlet AGENT [--game G] [--rules R] [--hands|--games|--rounds N] [--opponents ...]``
+    An agent against each other agent of its game (Equation Hi-Lo: the gauntlet's scripted
+    styles), duplicate deals (``training.gauntlet``).
 ``hilo exploit AGENT [--rules R] [--minutes M | --decisions N] [--start ppo] [--hands 2000]``
     A lower bound on an agent's exploitability from a trained best response
     (``training.exploit``); on rules OpenSpiel can enumerate, the exact NashConv
@@ -26,6 +32,12 @@
 
 ``hilo --version``
     The installed version of hilo_env.
+
+Every game of the registry (``hilo_env.games``: ``hilo``, the default, ``lohi``, ``himilo``)
+is served by the same commands through ``--game``; its rules, presets and player counts are
+checked by its spec, and ``--hands``, ``--games`` and ``--rounds`` are one option counting the
+game's unit (hands of Equation Hi-Lo, games of lo-hi, rounds of Hi MiLo!): the other two are
+refused naming the right one. ``--rules`` defaults to the game's first preset.
 
 Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2, before any
 work starts: a command checks its arguments, its rules and the extras it needs (``train``:
@@ -48,26 +60,26 @@ from typing import Any, NoReturn
 
 import yaml
 
+from hilo_env import games
 from hilo_env.agents.play import SHORTCUTS_HELP
 from hilo_env.agents.registry import names as agent_names
 from hilo_env.agents.registry import needs_extra
 from hilo_env.equation_hilo import solver
 from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.game_spec import UNITS, GameSpec
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
 EXIT_INTERRUPTED = 130
 MAX_MESSAGE = 500
 """Characters of an error message printed (a longer one is cut: ``...``)."""
-HILO = "hilo"
-"""The name of Equation Hi-Lo for ``--game``: the default, served by this module."""
-GAME_COMMANDS: dict[str, str] = {"lohi": "hilo_env.cli_lohi", "himilo": "hilo_env.cli_himilo"}
-"""The other games of ``--game``: name -> the module (on the top floor, beside this one) whose
-``tournament(args)`` and ``play(args)`` run ``hilo tournament`` and ``hilo play`` for it and
-return the exit status."""
+GAUNTLET_COUNT = 2_000
+"""Episodes of each gauntlet match when none is asked for."""
 _OPS_FLAGS = ("--ops", "-o")
 DEFAULT_EXPLOIT_MINUTES = 5.0
 """``hilo exploit``'s budget when neither ``--minutes`` nor ``--decisions`` is given."""
+DEFAULT_EXPLOIT_DEALS = 2_000
+"""Duplicate deals of each of ``hilo exploit``'s evaluations when no count is given."""
 DISTRIBUTION = "hilo_env"
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
@@ -88,24 +100,56 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see '{self.prog} --help')")
 
 
+class _Count(argparse.Action):
+    """``--hands``, ``--games``, ``--rounds``: one option (dest ``count``) that remembers which
+    spelling was typed (``count_unit``), so a command can refuse the wrong unit by name."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        namespace.count = values
+        namespace.count_unit = (option_string or "--hands")[2:-1]
+
+
+def _add_count(parser: argparse.ArgumentParser, what: str, default: str) -> None:
+    """The count option of a command that plays a game: ``what`` one count stands for."""
+    parser.add_argument(*(f"--{unit}s" for unit in UNITS), dest="count", type=int,
+                        action=_Count, default=None, metavar="N",
+                        help=f"{what}, in the game's unit: "
+                             + ", ".join(f"--{games.get(g).unit}s for {g}"
+                                         for g in games.names())
+                             + f" (the other spellings are refused) (default: {default})")
+    parser.set_defaults(count_unit=None)
+
+
+def _agents_help() -> str:
+    """Each game's agent names, for ``--help``."""
+    return "; ".join(f"{g}: {', '.join(agent_names(g))}" for g in games.names())
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand; each option's help shows its default."""
-    agent_list = ", ".join(agent_names())
+    per_game = _agents_help()
+    presets = "; ".join(f"{g}: {', '.join(games.get(g).presets)}" for g in games.names())
     parser = _Parser(prog="hilo", description="Equation Hi-Lo: solver and game.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    deals = argparse.ArgumentParser(add_help=False)  # the options of every command that deals
+    deals = argparse.ArgumentParser(add_help=False)  # demo's options: Equation Hi-Lo's deals
     deals.add_argument("--rules", default="standard",
                        help="a rules preset (standard, classic, duel) or a YAML path "
                             "(default: %(default)s)")
     deals.add_argument("--seed", type=seed_value, default=0,
                        help="seed of the deals (default: %(default)s)")
-    seats = argparse.ArgumentParser(add_help=False)  # the table size, over the rules' own
-    seats.add_argument("--players", type=int, default=None,
-                       help="players at the table (default: the rules' own)")
-    games = argparse.ArgumentParser(parents=[seats], add_help=False)  # per game
-    games.add_argument("--game", choices=[HILO, *GAME_COMMANDS], default=HILO,
-                       help=f"which game (default: {HILO}, Equation Hi-Lo)")
+    of_game = argparse.ArgumentParser(add_help=False)  # the options of every game's command
+    of_game.add_argument("--game", choices=games.names(), default=games.DEFAULT,
+                         help=f"which game (default: {games.DEFAULT}, "
+                              f"{games.get(games.DEFAULT).title})")
+    of_game.add_argument("--rules", default=None,
+                         help=f"a rules preset of the game ({presets}) or, for hilo, a YAML "
+                              "path (default: the game's first preset)")
+    of_game.add_argument("--players", type=int, default=None,
+                         help="players at the table (default: the rules' own)")
+    of_game.add_argument("--seed", type=seed_value, default=0,
+                         help="seed of the deals (default: %(default)s)")
 
     p = sub.add_parser("solve", help="best Low and High equations of a hand",
                        description="Print the best Low (target 1) and High (target 20) equations "
@@ -132,29 +176,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hands", type=int, default=3, help="hands to play (default: %(default)s)")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("tournament", parents=[deals, games],
+    p = sub.add_parser("tournament", parents=[of_game],
                        help="duplicate round robin between agents",
-                       description="Every pair (every table) of the named agents plays the same "
-                                   "duplicate deals with seats rotated; prints each agent's "
-                                   "chips per hand with a 95% confidence interval.")
-    p.add_argument("agents", nargs="+", metavar="AGENT", help=f"agent names: {agent_list}")
-    p.add_argument("--hands", type=int, default=20_000,
-                   help="hands per table, rounded up to whole duplicate deals "
-                        "(default: %(default)s)")
+                       description="Every table of the named agents plays the same duplicate "
+                                   "deals with seats rotated; prints each agent's score in the "
+                                   "game's unit (chips per hand, reward per game...) with a 95% "
+                                   "confidence interval. In a cooperative game each agent "
+                                   "plays as a whole team, and alone among each other's team.")
+    p.add_argument("agents", nargs="+", metavar="AGENT",
+                   help=f"agent names of the game ({per_game})")
+    _add_count(p, "episodes per table, rounded up to whole duplicate deals",
+               "20000 hands, 2000 games, 5000 rounds")
     p.add_argument("--plot", metavar="FILE", default=None,
-                   help="save a bar chart (PNG, SVG...; needs the train extra's matplotlib)")
+                   help="save a bar chart (PNG, SVG...; needs the train extra's matplotlib); "
+                        "a missing folder is made")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_tournament)
 
-    p = sub.add_parser("play", parents=[deals, games],
-                       help="play against an agent in the terminal",
-                       description="Play a match against a registered agent: type actions "
-                                   "such as 'call', 'raise 5', 'low'; 'help' lists the legal "
-                                   "ones; 'quit' or Ctrl-D leaves. " + SHORTCUTS_HELP)
-    p.add_argument("--opponent", default="heuristic",
-                   help=f"agent name: {agent_list} (default: %(default)s)")
-    p.add_argument("--hands", type=int, default=3,
-                   help="hands in the match (default: %(default)s)")
+    p = sub.add_parser("play", parents=[of_game],
+                       help="play against (or with) an agent in the terminal",
+                       description="Play a match against a registered agent of the game (in a "
+                                   "cooperative game, with it as your partners): type the "
+                                   "actions the game shows, such as 'call', 'raise 5', 'low'; "
+                                   "'help' lists the legal ones; 'quit' or Ctrl-D leaves. "
+                                   "Equation Hi-Lo: " + SHORTCUTS_HELP)
+    p.add_argument("--opponent", default=None,
+                   help=f"agent name of the game ({per_game}) (default: the game's baseline: "
+                        + ", ".join(f"{games.get(g).baseline} for {g}" for g in games.names())
+                        + ")")
+    _add_count(p, "episodes in the match", "3 hands, 1 game, 1 round")
     p.add_argument("--seat", type=int, default=0,
                    help="your seat, 0 acts first (default: %(default)s)")
     p.set_defaults(func=_cmd_play)
@@ -178,45 +228,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_train)
 
-    p = sub.add_parser("gauntlet", parents=[deals, seats],
-                       help="scripted exploitative players against an agent",
-                       description="Each of the gauntlet's scripted players (loose, tight, "
-                                   "passive, aggressive, escalating, maniac, swinger, bluffer, "
-                                   "trapper, caller) plays duplicate deals against the agent "
-                                   "(at larger tables it takes every other seat); prints the "
-                                   "agent's chips per hand against each with a 95% confidence "
-                                   "interval, and the best exploit found.")
-    p.add_argument("agent", metavar="AGENT", help=f"agent name: {agent_list}")
-    p.add_argument("--hands", type=int, default=2_000,
-                   help="hands per match, rounded up to whole duplicate deals "
-                        "(default: %(default)s)")
+    p = sub.add_parser("gauntlet", parents=[of_game],
+                       help="an agent against each other agent of its game",
+                       description="Each opponent plays duplicate deals against the agent (at "
+                                   "larger tables it takes every other seat); prints the "
+                                   "agent's score against each with a 95% confidence "
+                                   "interval, and the best exploit found. The opponents: in "
+                                   "Equation Hi-Lo the gauntlet's scripted players (loose, "
+                                   "tight, passive, aggressive, escalating, maniac, swinger, "
+                                   "bluffer, trapper, caller); in the other games every other "
+                                   "agent of the game.")
+    p.add_argument("agent", metavar="AGENT", help=f"agent name of the game ({per_game})")
+    _add_count(p, "episodes per match, rounded up to whole duplicate deals",
+               f"{GAUNTLET_COUNT}")
     p.add_argument("--opponents", nargs="+", metavar="NAME", default=None,
-                   help="play these agents instead of the gauntlet's players, such as "
-                        "heuristic random (each takes every seat but the agent's)")
+                   help="play these agents instead, such as heuristic random (each takes "
+                        "every seat but the agent's)")
     p.set_defaults(func=_cmd_gauntlet)
 
-    p = sub.add_parser("exploit", parents=[deals, seats],
+    p = sub.add_parser("exploit", parents=[of_game],
                        help="a lower bound on an agent's exploitability (a best response)",
-                       description="Train a best response (MaskablePPO on the batch simulator) "
-                                   "against the frozen agent for a budget, evaluate it at "
-                                   "intervals in duplicate matches, and print a lower bound on "
-                                   "the agent's exploitability in chips per hand with its 95% "
+                       description="Train a best response (MaskablePPO) against the frozen "
+                                   "agent for a budget, evaluate it at intervals in duplicate "
+                                   "matches, and print a lower bound on the agent's "
+                                   "exploitability in the game's unit with its 95% "
                                    "confidence interval and the learning curve (CSV and PNG in "
-                                   "the run folder); needs the train extra. On rules OpenSpiel "
-                                   "can enumerate (tiny), prints the exact exploitability "
-                                   "(NashConv) and the game value instead; needs the openspiel "
-                                   "extra.")
+                                   "the run folder); needs the train extra. On Equation Hi-Lo "
+                                   "rules OpenSpiel can enumerate (tiny), prints the exact "
+                                   "exploitability (NashConv) and the game value instead; "
+                                   "needs the openspiel extra.")
     p.epilog = (f"Install the train extra with: {install_line('train')}; the openspiel extra "
                 f"with: {install_line('openspiel')}")
-    p.add_argument("agent", metavar="AGENT", help=f"agent name: {agent_list}")
+    p.add_argument("agent", metavar="AGENT", help=f"agent name of the game ({per_game})")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, default=None,
                         help=f"minutes of learning, evaluations excluded (default: "
                              f"{DEFAULT_EXPLOIT_MINUTES} without --decisions)")
     budget.add_argument("--decisions", type=int, default=None,
                         help="learner decisions to train for, instead of --minutes")
-    p.add_argument("--hands", type=int, default=2_000,
-                   help="duplicate deals of each evaluation (default: %(default)s)")
+    _add_count(p, "duplicate deals of each evaluation", "2000")
     p.add_argument("--evals", type=int, default=5,
                    help="evaluations over the run, the last at its end (default: %(default)s)")
     p.add_argument("--output-dir", default="runs",
@@ -334,6 +384,11 @@ def _check_plot_format(path: str) -> None:
                           f"{', '.join(sorted(formats))}")
 
 
+def _missing(extra: str) -> bool:
+    """Whether a module of ``extra`` cannot be imported."""
+    return not all(_importable(m) for m in EXTRA_MODULES[extra])
+
+
 def _importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -421,38 +476,53 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # tournament and play (the logic lives in training.evaluate and agents.play)
 
 
-def _other_game(args: argparse.Namespace, command: str) -> int | None:
-    """Run ``command`` of the game ``--game`` names, or None for Equation Hi-Lo."""
-    if args.game == HILO:
-        return None
-    return getattr(importlib.import_module(GAME_COMMANDS[args.game]), command)(args)
+def _game(args: argparse.Namespace) -> tuple[GameSpec, Any]:
+    """The spec of ``--game`` and its rules (``--rules`` with ``--players``), checked now."""
+    spec = games.get(args.game)
+    return spec, spec.rules(args.rules, args.players)
 
 
-def _rules(args: argparse.Namespace) -> str | RuleSet:
-    """``--rules``, with ``--players`` applied when given."""
-    return args.rules if args.players is None else resolve(args.rules,
-                                                           num_players=args.players)
+def _rules_arg(args: argparse.Namespace, rules: Any) -> Any:
+    """What a command passes on as its rules: the preset name (or path) as typed, so tables
+    name it, or the RuleSet when ``--players`` changed it."""
+    return args.rules if args.players is None else rules
+
+
+def _count(args: argparse.Namespace, spec: GameSpec, default: int | None) -> int | None:
+    """``--hands``/``--games``/``--rounds`` in the game's unit (``default`` when none)."""
+    unit = f"{spec.unit}s"
+    if args.count_unit is not None and args.count_unit != spec.unit:
+        raise _UsageError(f"{spec.title} counts {unit}: use --{unit}, not "
+                          f"--{args.count_unit}s")
+    if args.count is None:
+        return default
+    if args.count < 1:
+        raise _UsageError(f"--{unit} must be at least 1, not {args.count}")
+    return args.count
+
+
+def _check_agent(name: str, game: str | None = None) -> None:
+    """A usage error unless ``name`` is an agent of ``game`` whose extra is installed."""
+    from hilo_env.agents import check
+
+    check(name, game)
+    if needs_extra(name, game):
+        require_extra(needs_extra(name, game), f"agent {name!r}")
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    status = _other_game(args, "tournament")
-    if status is not None:
-        return status
-    from hilo_env.agents import check
-    from hilo_env.training.evaluate import tournament
+    from hilo_env.training.evaluate import DEFAULT_COUNTS, tournament
 
-    if args.hands < 1:
-        raise _UsageError(f"--hands must be at least 1, not {args.hands}")
+    spec, rules = _game(args)
+    count = _count(args, spec, DEFAULT_COUNTS[spec.unit])
     for name in args.agents:
-        check(name)
-        if needs_extra(name):
-            require_extra(needs_extra(name), f"agent {name!r}")
+        _check_agent(name, spec.name)
     if args.plot:
         require_extra("train", "--plot", ["matplotlib"])
         _check_plot_format(args.plot)
     try:
-        result = tournament(args.agents, _rules(args), hands=args.hands, seed=args.seed,
-                            progress=False if args.no_progress else None)
+        result = tournament(args.agents, _rules_arg(args, rules), count, seed=args.seed,
+                            game=spec.name, progress=False if args.no_progress else None)
     except ImportError as exc:  # a ppo: agent without the training extra
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -465,17 +535,15 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    status = _other_game(args, "play")
-    if status is not None:
-        return status
-    from hilo_env.agents import check
     from hilo_env.agents.play import play
 
-    check(args.opponent)
-    if needs_extra(args.opponent):
-        require_extra(needs_extra(args.opponent), f"agent {args.opponent!r}")
+    spec, rules = _game(args)
+    opponent = spec.baseline if args.opponent is None else args.opponent
+    _check_agent(opponent, spec.name)
+    count = _count(args, spec, None)
     try:
-        play(args.opponent, _rules(args), hands=args.hands, seed=args.seed, seat=args.seat)
+        play(opponent, _rules_arg(args, rules), count, seed=args.seed, seat=args.seat,
+             game=spec.name)
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
@@ -531,81 +599,71 @@ def _print_eval(step: int, scores: dict[str, tuple[float, float]], seconds: floa
 # gauntlet and exploit (the logic lives in training.gauntlet and training.exploit)
 
 
-def _check_agent(name: str) -> None:
-    """A usage error unless ``name`` is an agent whose extra is installed."""
-    from hilo_env.agents import check
-
-    check(name)
-    if needs_extra(name):
-        require_extra(needs_extra(name), f"agent {name!r}")
-
-
 def _cmd_gauntlet(args: argparse.Namespace) -> int:
-    from hilo_env.training.gauntlet import gauntlet
+    from hilo_env.training.gauntlet import default_players, gauntlet
 
-    if args.hands < 1:
-        raise _UsageError(f"--hands must be at least 1, not {args.hands}")
-    for name in (args.agent, *(args.opponents or ())):
-        _check_agent(name)
-    rules = resolve(_rules(args))  # bad rules fail before any hand
+    spec, rules = _game(args)  # bad rules fail before any hand
+    count = _count(args, spec, GAUNTLET_COUNT)
+    _check_agent(args.agent, spec.name)
+    opponents = args.opponents
+    if opponents is None:  # the game's other agents whose extra is installed
+        opponents = [nm for nm in default_players(args.agent, spec.name)
+                     if not needs_extra(nm, spec.name) or not _missing(needs_extra(nm, spec.name))]
+    for name in opponents:
+        _check_agent(name, spec.name)
+    unit = "team win rate" if spec.cooperative else f"{spec.score} per {spec.unit}"
 
     def heard(player: str, match: Any) -> None:  # progress on stderr: a match takes minutes
-        mean, ci = match.score(0)
-        print(f"{args.agent} vs {player}: {mean:+.3f} ± {ci:.3f} chips per hand "
+        mean, ci = match.win_rate(0) if spec.cooperative else match.score(0)
+        print(f"{args.agent} vs {player}: {mean:+.3f} ± {ci:.3f} {unit} "
               f"({match.seconds:.0f}s)", file=sys.stderr, flush=True)
 
-    try:
-        result = gauntlet(args.agent, rules, hands=args.hands, seed=args.seed, on_match=heard,
-                          rules_name=args.rules,
-                          **({"players": args.opponents} if args.opponents else {}))
-    except ImportError as exc:
-        raise _UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        print("hilo: gauntlet interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    print(result.table())
-    return EXIT_OK
+    return _print_table("gauntlet", lambda: gauntlet(
+        args.agent, _rules_arg(args, rules), count, seed=args.seed, players=opponents,
+        on_match=heard, game=spec.name), blank=False)
 
 
 def _cmd_exploit(args: argparse.Namespace) -> int:
-    for option in ("hands", "evals"):
-        if getattr(args, option) < 1:
-            raise _UsageError(f"--{option} must be at least 1, not {getattr(args, option)}")
+    spec, rules = _game(args)
+    hands = _count(args, spec, DEFAULT_EXPLOIT_DEALS)
+    if args.evals < 1:
+        raise _UsageError(f"--evals must be at least 1, not {args.evals}")
     if args.decisions is not None and args.decisions < 1:
         raise _UsageError(f"--decisions must be at least 1, not {args.decisions}")
     if args.minutes is not None and not 0 < args.minutes < float("inf"):
         raise _UsageError(f"--minutes must be a number > 0, not {args.minutes}")
-    _check_agent(args.agent)
-    rules = resolve(_rules(args))
-    if _exact_solvable(rules):
+    _check_agent(args.agent, spec.name)
+    if spec.name == games.DEFAULT and _exact_solvable(rules):
         return _exact_exploit(args, rules)
     require_extra("train", "hilo exploit")
     from hilo_env.agents import make
     from hilo_env.training.exploit import exploit
 
-    make(args.agent, rules)  # an agent made for other rules says so before anything starts
+    make(args.agent, rules, game=spec.name)  # an agent made for other rules says so now
     minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
         else args.minutes
     budget = f"{minutes:g} minutes" if minutes is not None else f"{args.decisions:,} decisions"
     start = f" from {args.start}" if args.start else ""
+    rules_name = args.rules or spec.default_rules
+    unit = f"{spec.score} per {spec.unit}"
     print(f"training a best response to {args.agent}{start} for {budget} of learning "
-          f"({args.rules} rules, {rules.num_players} players; {args.evals} evaluations of "
-          f"{args.hands:,} duplicate deals)",
-          flush=True)
+          f"({spec.title}, {rules_name} rules, {rules.num_players} players; {args.evals} "
+          f"evaluations of {hands:,} duplicate deals)", flush=True)
 
     def heard(point: Any) -> None:  # a training.exploit.CurvePoint
-        print(f"[{point.decisions:,} decisions, {point.seconds / 60:.1f} min] chips per hand "
+        print(f"[{point.decisions:,} decisions, {point.seconds / 60:.1f} min] {unit} "
               f"against {args.agent} {point.mean:+.2f} ± {point.ci:.2f}", flush=True)
 
     return _print_table("exploit", lambda: exploit(
-        args.agent, args.rules, minutes=minutes, decisions=args.decisions, seed=args.seed,
-        hands=args.hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
-        on_eval=heard, players=args.players or 0))
+        args.agent, rules_name, minutes=minutes, decisions=args.decisions, seed=args.seed,
+        hands=hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
+        on_eval=heard, players=args.players or 0, game=spec.name))
 
 
-def _print_table(command: str, run: Callable[[], Any]) -> int:
-    """Run a long command's work and print its result's ``table()``; Ctrl-C ends it with
-    status 130, a missing module of an extra is a usage error."""
+def _print_table(command: str, run: Callable[[], Any], blank: bool = True) -> int:
+    """Run a long command's work and print its result's ``table()`` (after a blank line with
+    ``blank``); Ctrl-C ends it with status 130, a missing module of an extra is a usage
+    error."""
     try:
         result = run()
     except ImportError as exc:
@@ -613,7 +671,8 @@ def _print_table(command: str, run: Callable[[], Any]) -> int:
     except KeyboardInterrupt:
         print(f"hilo: {command} interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print()
+    if blank:
+        print()
     print(result.table())
     return EXIT_OK
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hilo_env import cli
+from hilo_env import cli, games
 from hilo_env.agents import names as agent_names
 from hilo_env.cli import EXIT_USAGE, main
 from hilo_env.equation_hilo.rules import MAX_STARTING_STACK, MAX_YAML_BYTES, RuleSet
@@ -300,11 +300,14 @@ def test_help_shows_defaults_agents_and_no_double_percent(
     assert all("%%" not in text for text in texts.values())
     flat = {command: " ".join(text.split()) for command, text in texts.items()}  # any width
     assert "95% confidence" in flat["tournament"]
-    for name in agent_names():  # plain ppo too, and any agent another test registered
-        assert name in flat["tournament"] and name in flat["play"]
+    for game in games.names():  # every game's agents, any another test registered too
+        listed = f"{game}: {', '.join(agent_names(game))}"
+        assert listed in flat["tournament"] and listed in flat["play"]
     assert "ppo, " in flat["tournament"] and "ppo, " in flat["play"]
     assert "(default: standard)" in flat["demo"] and "(default: 0)" in flat["solve"]
-    assert "(default: +-/)" in flat["solve"] and "(default: heuristic)" in flat["play"]
+    assert "(default: +-/)" in flat["solve"]
+    assert "(default: the game's baseline: heuristic for hilo" in flat["play"]
+    assert "--hands N, --games N, --rounds N" in flat["tournament"]
     assert "total wager" in flat["play"]
     assert "[train]" in flat["train"]
 

@@ -1,5 +1,5 @@
-"""Hi MiLo!'s agents, team evaluation, ``hilo play/tournament --game himilo``: legal actions,
-scripted input, bad input and exit codes."""
+"""Hi MiLo!'s agents and ``hilo play --game himilo``: legal actions, scripted input (team
+evaluation and the command's bad input: tests/test_games.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from hilo_env.himilo import cards
 from hilo_env.himilo.engine import Round
 from hilo_env.himilo.observation import Encoder, action_mask
 from hilo_env.himilo.rules import RuleSet
-from hilo_env.training.evaluate_himilo import evaluate
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
@@ -49,13 +48,6 @@ def test_card_power_follows_the_win_cards() -> None:
     assert power[cards.card_id(15, 0)] == 1.0 and power[cards.card_id(15, 1)] < 1.0
     power = card_power([cards.parse_win_card("JH")], 15)
     assert power[cards.card_id(1, 1)] == 0.0 and power[cards.card_id(1, 0)] == 1.0
-
-
-def test_team_beats_random() -> None:
-    rules = RuleSet(num_players=3)
-    team, rand = evaluate("team", rules, rounds=150), evaluate("random", rules, rounds=150)
-    assert team.round_rate()[0] > rand.round_rate()[0]
-    assert team.rounds == 150 and 0 <= team.match_rate()[0] <= 1
 
 
 def test_parse_command() -> None:
@@ -92,28 +84,7 @@ def run(capsys, monkeypatch, argv, stdin=""):
     return code, out, err
 
 
-def test_cli_tournament(capsys, monkeypatch) -> None:
-    code, out, err = run(capsys, monkeypatch, ["tournament", "--game", "himilo", "random",
-                                               "team", "--hands", "10", "--players", "3"])
-    assert code == 0 and err == ""
-    assert "random   3 players" in out and "team     3 players" in out and "95%" not in err
-
-
 def test_cli_play_eof(capsys, monkeypatch) -> None:
-    code, out, err = run(capsys, monkeypatch, ["play", "--game", "himilo", "--hands", "1"],
+    code, out, err = run(capsys, monkeypatch, ["play", "--game", "himilo", "--rounds", "1"],
                          "bid high\n")
     assert code == 0 and err == "" and "Bye." in out and "team bots" in out
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["tournament", "--game", "himilo", "heuristic"], "unknown Hi MiLo! agent 'heuristic'"),
-    (["tournament", "--game", "himilo", "team", "--hands", "0"], "--hands must be at least 1"),
-    (["tournament", "--game", "himilo", "team", "--rules", "classic"], "not a Hi MiLo! preset"),
-    (["play", "--game", "himilo", "--players", "6"], "'num_players' = 6"),
-    (["play", "--game", "himilo", "--seat", "4"], "--seat must be 0..3"),
-    (["play", "--game", "himilo", "--opponent", "caller"], "unknown Hi MiLo! agent"),
-])
-def test_cli_bad_input(capsys, monkeypatch, argv: list[str], message: str) -> None:
-    code, _, err = run(capsys, monkeypatch, argv)
-    assert code == 2 and err.startswith("hilo: error: ") and message in err
-    assert err.count("\n") == 1

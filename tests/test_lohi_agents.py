@@ -1,4 +1,4 @@
-"""lo-hi agents, the tournament, terminal play and the ``hilo`` command with ``--game lohi``."""
+"""lo-hi agents and terminal play (tournaments and the ``hilo`` command: tests/test_games.py)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,11 @@ import io
 import numpy as np
 import pytest
 
-from hilo_env import cli
 from hilo_env.agents import RandomAgent
 from hilo_env.agents import lohi as lohi_agents
 from hilo_env.agents.play_lohi import parse_command, play
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.observation import Encoder, action_mask
-from hilo_env.lohi.rules import RuleSet
-from hilo_env.training.evaluate_lohi import tournament
 from tests.lohi_helpers import play as deal_and_play
 
 P1 = ["2H", "4H", "5S", "QH", "AD"]
@@ -75,25 +72,6 @@ def test_act_batch_returns_legal_actions() -> None:
         assert actions.shape == (3,) and mask[actions].all()
 
 
-def test_tournament_heuristic_beats_random() -> None:
-    result = tournament(["heuristic", "random"], "single_round", games=200, seed=1)
-    heuristic, rnd = result.scores
-    assert result.games == 200 and heuristic.name == "heuristic"
-    assert heuristic.score - heuristic.score_ci > 0 > rnd.score + rnd.score_ci
-    assert heuristic.score == pytest.approx(-rnd.score)
-    assert "heuristic" in result.table()
-
-
-def test_tournament_fills_and_checks_seats() -> None:
-    result = tournament(["heuristic", "random"], RuleSet(num_players=3, final_cards=5),
-                        games=6)
-    assert result.seats == ("heuristic", "random", "heuristic") and result.deals == 2
-    assert sum(s.score * result.seats.count(s.name) for s in result.scores) == \
-        pytest.approx(0.0, abs=1e-9)
-    with pytest.raises(ValueError, match="3 agents for 2 seats"):
-        tournament(["random"] * 3, "standard", games=2)
-
-
 def test_parse_command() -> None:
     legal = [A.PICK_UP, A.string_to_action("play 7"), A.string_to_action("play 8 9 10")]
     assert parse_command("p", legal) == A.PICK_UP
@@ -126,25 +104,3 @@ def test_play_until_the_end_of_input() -> None:
 
     assert play("random", "single_round", games=2, read_line=read, out=out) == 0.0
     assert "Bye." in out.getvalue()
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["tournament", "--game", "lohi", "heuristic", "caller", "--hands", "4"],
-     "unknown lo-hi agent 'caller'"),
-    (["tournament", "--game", "lohi", "random", "--hands", "0"], "--hands"),
-    (["tournament", "--game", "lohi", "random", "--rules", "classic"], "unknown lo-hi rules"),
-    (["tournament", "--game", "lohi", "random", "--players", "6"], "num_players"),
-    (["play", "--game", "lohi", "--seat", "2"], "--seat must be 0..1"),
-    (["play", "--game", "lohi", "--opponent", "ppo"], "unknown lo-hi agent"),
-])
-def test_cli_bad_input(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
-    assert cli.main(argv) == cli.EXIT_USAGE
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("hilo: error: ") and message in err and "\n" not in err
-
-
-def test_cli_tournament(capsys: pytest.CaptureFixture) -> None:
-    assert cli.main(["tournament", "--game", "lohi", "heuristic", "random", "--hands", "20",
-                     "--rules", "single_round", "--no-progress"]) == cli.EXIT_OK
-    out = capsys.readouterr().out
-    assert "lo-hi, 2 players (heuristic, random), 20 games" in out

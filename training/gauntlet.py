@@ -1,13 +1,17 @@
-"""``hilo gauntlet AGENT``: the gauntlet's scripted players against one agent, duplicate deals.
+"""``hilo gauntlet AGENT``: one agent against each opponent of its game, duplicate deals.
 
-Each player of :data:`agents.gauntlet.GAUNTLET` plays a duplicate match against the agent
-(:func:`training.evaluate.play_table`; with more than two seats the player fills every other
-seat). The result is the agent's chips per hand against each, with its 95% CI; the *best
-exploit* is the player the agent does worst against. A player that wins chips off the agent
+Each opponent plays a duplicate match against the agent (:func:`training.evaluate.play_table`;
+with more than two seats the opponent fills every other seat). By default the opponents are,
+in Equation Hi-Lo, the gauntlet's scripted players (:data:`agents.gauntlet.GAUNTLET`) and, in
+the other games, every other agent of the game (:func:`default_players`). The result is the
+agent's score against each in the game's unit (chips per hand...; in a cooperative game the
+team's win rate with the agent among the opponent's partners), with its 95% CI; the *best
+exploit* is the opponent the agent does worst against. An opponent that wins off the agent
 shows it can be exploited (a lower bound of its exploitability, as ``hilo exploit`` gives).
 
     from hilo_env.training.gauntlet import gauntlet
     print(gauntlet("heuristic", "standard", hands=2_000).table())
+    print(gauntlet("heuristic", game="lohi", games=500).table())
 """
 
 from __future__ import annotations
@@ -15,29 +19,43 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from hilo_env import agents
+from hilo_env import agents, games
 from hilo_env.agents.gauntlet import GAUNTLET
-from hilo_env.equation_hilo.rules import RuleSet, resolve
-from hilo_env.training.evaluate import TableResult, play_table
+from hilo_env.game_spec import GameSpec
+from hilo_env.training.evaluate import (
+    TableResult,
+    interval,
+    play_table,
+    seat_count,
+    unit_count,
+)
+
+DEFAULT_COUNT = 2_000
+"""Episodes of each match when none is asked for."""
 
 
 @dataclass
 class GauntletResult:
-    """The agent's duplicate match against each gauntlet player."""
+    """The agent's duplicate match against each opponent."""
 
     agent: str
     rules_name: str
-    rules: RuleSet
+    rules: Any
     seed: int
     matches: dict[str, TableResult]
-    """Player name -> the match; the agent sits in seat 0 of the first rotation."""
+    """Opponent name -> the match; the agent sits in seat 0 of the first rotation."""
     seconds: float
+    spec: GameSpec = field(default_factory=games.get)
+    """The game played."""
 
     def score(self, player: str) -> tuple[float, float]:
-        """The agent's mean chips per hand against ``player`` and its 95% CI half-width."""
-        return self.matches[player].score(0)
+        """The agent's mean reward per episode against ``player`` (in a cooperative game the
+        team's win rate) and its 95% CI half-width."""
+        match = self.matches[player]
+        return match.win_rate(0) if self.spec.cooperative else match.score(0)
 
     def best_exploit(self) -> str:
         """The player the agent loses most to (or wins least from)."""
@@ -45,59 +63,82 @@ class GauntletResult:
 
     def table(self) -> str:
         """The results as text, worst match for the agent first."""
-        n = self.rules.num_players
+        spec, n = self.spec, len(next(iter(self.matches.values())).names)
+        coop = spec.cooperative
+        measure = (f"the team's win rate with {self.agent} among the player's partners" if coop
+                   else f"{self.agent}'s {spec.score} per {spec.unit}")
         lines = [f"Gauntlet against {self.agent}: {self.rules_name} rules, {n} players, seed "
-                 f"{self.seed}; duplicate deals, seats rotated; {self.agent}'s chips per hand "
-                 "with 95% CI", ""]
-        width = max(len(p) for p in self.matches)
-        head = f"{'player':<{width}}  {'chips/hand':>10}  {'95% CI':>17}  {'hands':>7}  time"
+                 f"{self.seed}; duplicate deals, seats rotated; {measure} with 95% CI", ""]
+        label = "team win" if coop else f"{spec.score}/{spec.unit}"
+        col_w = max(10, len(label))
+        width = max(len(p) for p in [*self.matches, "player"])
+        head = (f"{'player':<{width}}  {label:>{col_w}}  {'95% CI':>17}  "
+                f"{spec.unit + 's':>7}  time")
         lines += [head, "-" * len(head)]
         for p in sorted(self.matches, key=lambda p: self.score(p)[0]):
             mean, ci = self.score(p)
             m = self.matches[p]
-            lines.append(f"{p:<{width}}  {mean:>+10.3f}  {interval(mean, ci):>17}  "
-                         f"{m.hands:>7,}  {m.seconds:.1f}s")
+            value = f"{mean:>{col_w}.1%}" if coop else f"{mean:>+{col_w}.3f}"
+            lines.append(f"{p:<{width}}  {value}  {interval(mean, ci, coop):>17}  "
+                         f"{m.episodes:>7,}  {m.seconds:.1f}s")
         best = self.best_exploit()
         mean, ci = self.score(best)
-        verdict = ("wins chips off it: the agent is exploitable" if mean + ci < 0 else
-                   "does not beat it significantly" if mean - ci < 0 else
-                   "loses to it too: no player here beats the agent")
-        lines += ["", f"best exploit: {best}, {self.agent} {mean:+.3f} ± {ci:.3f} chips per "
-                      f"hand; {best} {verdict}",
-                  f"{sum(m.hands for m in self.matches.values()):,} hands in "
-                  f"{self.seconds:.1f}s"]
+        if coop:
+            lines += ["", f"weakest partnership: {self.agent} among {best}, team win rate "
+                          f"{mean:.1%} ± {ci:.1%}"]
+        else:
+            verdict = (f"wins {spec.score} off it: the agent is exploitable" if mean + ci < 0
+                       else "does not beat it significantly" if mean - ci < 0 else
+                       "loses to it too: no player here beats the agent")
+            lines += ["", f"best exploit: {best}, {self.agent} {mean:+.3f} ± {ci:.3f} "
+                          f"{spec.score} per {spec.unit}; {best} {verdict}"]
+        lines.append(f"{sum(m.episodes for m in self.matches.values()):,} {spec.unit}s in "
+                     f"{self.seconds:.1f}s")
         return "\n".join(lines)
 
 
-def interval(mean: float, ci: float) -> str:
-    """``[low, high]`` of a 95% CI, or ``n/a`` when it is not finite (a single deal)."""
-    if not math.isfinite(ci):
-        return "n/a"
-    return f"[{mean - ci:+.3f}, {mean + ci:+.3f}]"
+def default_players(agent: str, game: str | None = None) -> list[str]:
+    """The opponents of ``agent`` when none are named: Equation Hi-Lo's gauntlet of scripted
+    players, or every other agent of the game's table."""
+    spec = games.get(game)
+    if spec.name == games.DEFAULT:
+        return list(GAUNTLET)
+    return [nm for nm in spec.agent_factories() if nm != agent]
 
 
-def gauntlet(agent: str, rules: RuleSet | str = "standard", hands: int = 2_000, seed: int = 0,
-             players: Sequence[str] = GAUNTLET,
+def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int = 0,
+             players: Sequence[str] | None = None,
              on_match: Callable[[str, TableResult], None] | None = None,
-             rules_name: str | None = None) -> GauntletResult:
-    """Play ``agent`` (a registered name) against each of ``players``: ``hands`` hands each
-    (rounded up to whole duplicate deals), the same deals in every match. ``on_match`` is
-    called after each match; ``rules_name`` names the rules in the table (default: the
-    preset or path given, or ``custom``)."""
+             rules_name: str | None = None, *, game: str | None = None,
+             **unit: int) -> GauntletResult:
+    """Play ``agent`` (a registered name of ``game``, default Equation Hi-Lo) against each of
+    ``players`` (None: :func:`default_players`): ``count`` episodes each (or by the unit's
+    name: ``hands=``, ``games=``, ``rounds=``; rounded up to whole duplicate deals), the same
+    deals in every match. ``on_match`` is called after each match; ``rules_name`` names the
+    rules in the table (default: the preset or path given, or ``custom``)."""
+    spec = games.get(game)
+    count = unit_count(spec, count, DEFAULT_COUNT, **unit)
+    players = default_players(agent, spec.name) if players is None else list(players)
+    if not players:
+        raise ValueError(f"{spec.title} has no other agent to play {agent!r} against")
     for name in (agent, *players):
-        agents.check(name)
+        agents.check(name, spec.name)
     if rules_name is None:
-        rules_name = rules if isinstance(rules, str) else "custom"
-    rules = resolve(rules).replace(hands_per_episode=1)
-    n = rules.num_players
-    deals = max(1, math.ceil(hands / n))
+        rules_name = spec.default_rules if rules is None else \
+            rules if isinstance(rules, str) else "custom"
+    rules = spec.rules(rules)
+    if spec.name == games.DEFAULT:
+        rules = rules.replace(hands_per_episode=1)
+    n = seat_count(spec, rules)
+    deals = max(1, math.ceil(count / n))
     start = time.perf_counter()
     matches = {}
     for i, name in enumerate(players):
-        me = agents.make(agent, rules, seed=seed * 1000)
-        player = agents.make(name, rules, seed=seed * 1000 + 1 + i)
-        matches[name] = play_table([me, *[player] * (n - 1)], rules, deals, seed)
+        me = agents.make(agent, rules, seed=seed * 1000, game=spec.name)
+        player = agents.make(name, rules, seed=seed * 1000 + 1 + i, game=spec.name)
+        matches[name] = play_table([me, *[player] * (n - 1)], rules, deals, seed,
+                                   game=spec.name)
         if on_match is not None:
             on_match(name, matches[name])
     return GauntletResult(agent=agent, rules_name=str(rules_name), rules=rules, seed=seed,
-                          matches=matches, seconds=time.perf_counter() - start)
+                          matches=matches, seconds=time.perf_counter() - start, spec=spec)
