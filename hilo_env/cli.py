@@ -61,7 +61,7 @@ from typing import Any, NoReturn
 import yaml
 
 from hilo_env import games
-from hilo_env.agents.play import SHORTCUTS_HELP
+from hilo_env.agents.play import view
 from hilo_env.agents.registry import names as agent_names
 from hilo_env.agents.registry import needs_extra
 from hilo_env.equation_hilo import solver
@@ -199,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "cooperative game, with it as your partners): type the "
                                    "actions the game shows, such as 'call', 'raise 5', 'low'; "
                                    "'help' lists the legal ones; 'quit' or Ctrl-D leaves. "
-                                   "Equation Hi-Lo: " + SHORTCUTS_HELP)
+                                   + " ".join(f"{games.get(g).title}: {view(g).SHORTCUTS}"
+                                              for g in games.names() if view(g).SHORTCUTS))
     p.add_argument("--opponent", default=None,
                    help=f"agent name of the game ({per_game}) (default: the game's baseline: "
                         + ", ".join(f"{games.get(g).baseline} for {g}" for g in games.names())
