@@ -53,6 +53,19 @@ def steps_per_second(make: Callable[[], object], seconds: float, seed: int = 0) 
         env.reset()
 
 
+def timed_runs(envs: dict[str, Callable[[], object]], seconds: float, repeats: int,
+               warmup: float) -> dict[str, list[float]]:
+    """Each env's steps per second over ``repeats`` runs of ``seconds``, the envs taking turns
+    run by run, after ``warmup`` seconds of untimed play each."""
+    for make in envs.values():
+        steps_per_second(make, warmup)
+    runs: dict[str, list[float]] = {name: [] for name in envs}
+    for i in range(repeats):
+        for name, make in envs.items():
+            runs[name].append(steps_per_second(make, seconds, seed=i))
+    return runs
+
+
 class NoOpEnv(AECEnv):
     """Two agents taking turns for ``hand`` decisions, then the hand ends; no game at all."""
 
@@ -127,12 +140,7 @@ def main() -> None:
     args = parser.parse_args()
     envs = {"hilo_env env()": hilo_env.env, "hilo_env raw_env()": hilo_env.raw_env, **peers(),
             "no-op env()": lambda: wrap(NoOpEnv(args.noop_hand))}
-    runs: dict[str, list[float]] = {name: [] for name in envs}
-    for make in envs.values():
-        steps_per_second(make, args.warmup)
-    for i in range(args.repeats):
-        for name, make in envs.items():
-            runs[name].append(steps_per_second(make, args.seconds, seed=i))
+    runs = timed_runs(envs, args.seconds, args.repeats, args.warmup)
     results = {}
     for name, env_runs in runs.items():
         results[name] = statistics.median(env_runs)

@@ -1,7 +1,7 @@
 """Every game of the registry: agent steps per second of its AEC env against PettingZoo's
 classic card games, and its rule-based baseline against random with 95% CIs.
 
-Every env is driven by the same loop (``bench/aec.py``'s ``steps_per_second``: ``agent_iter``
+Every env is driven by the same loop (``bench/aec.py``'s ``timed_runs``: ``agent_iter``
 + ``last`` + a uniform legal action from the mask); each game's wrapped ``env()`` is compared
 with the peers' ``env()`` and ``raw_env()`` with their ``raw_env()``, at the default preset's
 table and at the game's largest. Median of ``--repeats`` runs of ``--seconds`` each, all in
@@ -25,7 +25,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from aec import steps_per_second  # bench/ is on the path when this script runs
+from aec import timed_runs  # bench/ is on the path when this script runs
 
 from hilo_env import games
 from hilo_env.envs.pettingzoo_wrappers import wrap
@@ -77,13 +77,7 @@ def main() -> None:
     args = parser.parse_args()
 
     if not args.skip_steps:
-        makers = candidates(args.games)
-        rates: dict[str, list[float]] = {name: [] for name in makers}
-        for make in makers.values():
-            steps_per_second(make, args.warmup)
-        for repeat in range(args.repeats):
-            for name, make in makers.items():
-                rates[name].append(steps_per_second(make, args.seconds, seed=repeat))
+        rates = timed_runs(candidates(args.games), args.seconds, args.repeats, args.warmup)
         print(f"agent steps/s, random legal play, median of {args.repeats} runs of "
               f"{args.seconds:g} s:")
         for name, values in rates.items():
