@@ -14,6 +14,7 @@ import pytest
 
 from hilo_env import agents, games
 from hilo_env.cli import EXIT_OK, EXIT_USAGE, main
+from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.training.evaluate import play_table, tournament, unit_count
 from hilo_env.training.gauntlet import gauntlet
 from hilo_env.training.lockstep import play_episodes
@@ -74,13 +75,16 @@ def test_toy_through_the_evaluator_and_the_gauntlet(toy: str) -> None:
 
 
 def test_lockstep_plays_each_episode_as_alone(toy: str) -> None:
-    """Episodes batched in lanes give the returns they give one at a time."""
+    """Episodes batched in lanes give the returns they give one at a time, and any AEC env
+    (here under PettingZoo's wrappers, masks read through ``observe``) gives the same."""
     rules = TOY.rules("big", 3)
     players = [agents.make("keeper", rules, game=toy), agents.make("keeper", rules, game=toy)]
     episodes = [(seed, (seed % 2, 1 - seed % 2, 0)) for seed in range(25)]
     together = play_episodes(lambda: TOY.raw_env(rules), players, episodes, lanes=8)
     alone = play_episodes(lambda: TOY.raw_env(rules), players, episodes, lanes=1)
-    assert np.array_equal(together, alone) and np.allclose(together.sum(axis=1), 0.0)
+    wrapped = play_episodes(lambda: wrap(TOY.raw_env(rules)), players, episodes, lanes=8)
+    assert np.array_equal(together, alone) and np.array_equal(together, wrapped)
+    assert np.allclose(together.sum(axis=1), 0.0)
     assert (together.max(axis=1) == 1.0).all()
 
 
