@@ -12,6 +12,8 @@ module: ``action_to_string``, ``string_to_action``), ``mask_of`` (``action_mask(
 
 from __future__ import annotations
 
+import math
+import numbers
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -19,6 +21,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+
+
+def finite_number(name: str, value: Any) -> float:
+    """``value`` as a float, if it is a finite real number (Python or NumPy, not a bool);
+    otherwise a ValueError naming ``name``: an infinite or NaN weight would make every reward
+    NaN."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) or \
+            not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, not {value!r}")
+    return float(value)
 
 
 class CardGameEnv(AECEnv):
@@ -94,15 +106,27 @@ class CardGameEnv(AECEnv):
     def close(self) -> None:
         pass
 
+    def action_id(self, action: Any) -> int:
+        """``action`` as an int: a Python or NumPy integer (or a 0-d integer array) inside the
+        action space; anything else raises, naming the value, before the game changes."""
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise TypeError(f"an action is an integer action id, not {action!r} "
+                            f"({type(action).__name__})")
+        if not 0 <= action < self._num_actions:
+            raise ValueError(f"action {action} is outside the action space "
+                             f"0..{self._num_actions - 1}")
+        return int(action)
+
     def action_to_string(self, action: int) -> str:
         """The text of an action id of this env's space."""
-        if not 0 <= int(action) < self._num_actions:
-            raise ValueError(f"action {action!r} is outside this env's action space "
-                             f"0..{self._num_actions - 1}")
-        return self.actions.action_to_string(int(action))
+        return self.actions.action_to_string(self.action_id(action))
 
     def string_to_action(self, text: str) -> int:
         """The id of an action text that is legal now; otherwise a ValueError naming the legal."""
+        if not isinstance(text, str):
+            raise TypeError(f"an action text is a string, not {text!r}")
         legal = self.game.legal_actions() if self.game is not None else []
         legal_text = [self.actions.action_to_string(a) for a in legal]
         try:

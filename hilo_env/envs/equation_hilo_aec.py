@@ -108,7 +108,7 @@ class raw_env(CardGameEnv):
                 self._obs[selected] = {**kept, "action_mask": action_mask(self.game)}
             return
         game = self.game
-        game.step(self._action_id(action))
+        game.step(self.action_id(action))
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         if game.phase >= _HAND_OVER:
@@ -174,19 +174,6 @@ class raw_env(CardGameEnv):
         return {"declaration": DECLARATION_NAMES.get(res.declarations[seat]),
                 "low_equation": None if low is None else low.equation,
                 "high_equation": None if high is None else high.equation}
-
-    def _action_id(self, action: Any) -> int:
-        """``action`` as an int: a Python or NumPy integer (or a 0-d integer array) inside the
-        action space; anything else raises, naming the value, before the game changes."""
-        if isinstance(action, np.ndarray) and action.ndim == 0:
-            action = action[()]
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise TypeError(f"an action is an integer action id, not {action!r} "
-                            f"({type(action).__name__})")
-        if not 0 <= action < self._num_actions:
-            raise ValueError(f"action {action!r} is outside the action space "
-                             f"0..{self._num_actions - 1}")
-        return int(action)
 
     def render(self) -> Any:
         """As :meth:`CardGameEnv.render` (``ansi``: the player to act's view, its hidden card

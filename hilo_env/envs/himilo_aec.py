@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
-from hilo_env.envs.card_game_env import CardGameEnv
+from hilo_env.envs.card_game_env import CardGameEnv, finite_number
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.himilo import actions as A
@@ -72,7 +72,7 @@ class raw_env(CardGameEnv):
         ``shaping="constraints"``."""
         super().__init__()
         self.rules = resolve(rules, **overrides)
-        self.shaping_weight = float(shaping_weight)
+        self.shaping_weight = finite_number("shaping_weight", shaping_weight)
         self._shaping = self.rules.shaping == CONSTRAINT_SHAPING
         n = self.rules.num_players
         self._constraints = tricks.num_constraints(n)
@@ -104,7 +104,7 @@ class raw_env(CardGameEnv):
         game = self.game
         trick = game.trick
         failed = game.failed_constraints() if self._shaping and game.phase == _PLAY else 0
-        game.step(action)
+        game.step(self.action_id(action))
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         term = 0.0

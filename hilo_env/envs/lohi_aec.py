@@ -97,7 +97,7 @@ class raw_env(CardGameEnv):
         game = self.game
         before = game.payoffs[:]
         rounds = game.round_number
-        game.step(action)
+        game.step(self.action_id(action))
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: game.payoffs[i] - before[i]

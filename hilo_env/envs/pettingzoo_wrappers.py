@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from hilo_env.envs.card_game_env import CardGameEnv
 
-def wrap(raw: AECEnv) -> AECEnv:
+
+class ActionIdWrapper(wrappers.BaseWrapper):
+    """Refuses an action that is no id of the action space before the wrappers below see it:
+    a TypeError for a non-integer (``True``, ``2.5``, ``None`` from an agent still to act), a
+    ValueError for an integer outside the space (``10**20`` included), each naming the value
+    (PettingZoo's ``AssertOutOfBoundsWrapper`` fails on these with NumPy's errors). A finished
+    agent's ``None`` passes."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (action is None and (self.terminations[agent] or self.truncations[agent])):
+            action = self.unwrapped.action_id(action)
+        super().step(action)
+
+
+def wrap(raw: CardGameEnv) -> AECEnv:
     """``raw`` under PettingZoo's wrappers for classic games: an illegal action ends the
-    episode with a penalty of -1, an action outside the space fails an assertion, and calls
-    out of order raise."""
+    episode with a penalty of -1, an action that is no id of the space raises
+    (:class:`ActionIdWrapper`), and calls out of order raise."""
     wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = ActionIdWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

@@ -26,7 +26,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from hilo_env.agents.rllib import MASK_KEY, OBS_KEY
-from hilo_env.envs.card_game_env import CardGameEnv
+from hilo_env.envs.card_game_env import CardGameEnv, finite_number
 from hilo_env.envs.equation_hilo_aec import raw_env
 
 ENV_CONFIG_KEYS = ("rules", "reward_scale", "overrides")
@@ -48,7 +48,7 @@ class TurnBasedRLlibEnv(MultiAgentEnv):
         """``reward_scale`` multiplies every reward (chips per hand are large for PPO)."""
         super().__init__()
         self.aec = aec_env
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = finite_number("reward_scale", reward_scale)
         self.possible_agents = list(aec_env.possible_agents)
         self.agents = self.possible_agents[:]
         self.observation_spaces = {a: masked_observation_space(aec_env.observation_space(a))

@@ -25,6 +25,7 @@ or more in a match of 3 or more players where eliminations can leave bigger smal
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 
 FOLD, CHECK, CALL = 0, 1, 2
 DISCARD_PLUS, DISCARD_MINUS, DISCARD_MULTIPLY = 3, 4, 5
@@ -69,16 +70,22 @@ def raise_total(action: int) -> int:
 
 
 def action_to_string(action: int) -> str:
-    """Text form of an action id: ``fold``, ``raise 5``, ``discard +``, ``swing``..."""
+    """Text form of an action id (a Python or NumPy integer): ``fold``, ``raise 5``,
+    ``discard +``, ``swing``..."""
+    if isinstance(action, bool) or not isinstance(action, Integral):
+        raise TypeError(f"an action id is an integer, not {action!r} ({type(action).__name__})")
+    action = int(action)
     if action in _NAMES:
         return _NAMES[action]
-    if isinstance(action, int) and action >= FIRST_RAISE:
+    if action >= FIRST_RAISE:
         return f"raise {raise_total(action)}"
     raise ValueError(f"{action!r} is not an action id (0..)")
 
 
 def string_to_action(text: str) -> int:
     """Action id of a text form; raises ValueError for text that names no action."""
+    if not isinstance(text, str):
+        raise TypeError(f"an action text is a string, not {text!r}")
     t = " ".join(text.strip().lower().split())
     if t in _ALIASES:
         return _ALIASES[t]

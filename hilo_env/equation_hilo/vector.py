@@ -379,12 +379,13 @@ class VectorGame:
                     bad = int((~np.isfinite(a) | (a != np.round(a))).nonzero()[0][0])
                 raise ValueError(f"actions must be integers; game {int(g[bad])} got "
                                  f"{a[bad]!r} ({a.dtype})")
+        outside = (a < 0) | (a >= self.num_actions)  # in the given dtype: a cast could wrap
+        if outside.any():
+            i = int(outside.nonzero()[0][0])
+            raise ValueError(f"action {a[i].item()!r} in game {int(g[i])} is outside the "
+                             f"action space 0..{self.num_actions - 1}")
         a = a.astype(np.int64)
-        ok = (a >= 0) & (a < self.num_actions)
-        if ok.all():
-            ok = self._legal(g, a)
-        else:
-            ok[ok] = self._legal(g[ok], a[ok])
+        ok = self._legal(g, a)
         if not ok.all():
             i = int((~ok).nonzero()[0][0])
             self._reject(int(g[i]), int(a[i]))
@@ -392,9 +393,8 @@ class VectorGame:
 
     def _reject(self, game: int, action: int) -> None:
         legal = self._masks(np.array([game]))[0].nonzero()[0]
-        name = A.action_to_string(action) if 0 <= action < self.num_actions else repr(action)
-        raise ValueError(f"illegal action {name!r} ({action}) in game {game} for "
-                         f"{player_name(int(self.state.current_player[game]))} in phase "
+        raise ValueError(f"illegal action {A.action_to_string(action)!r} ({action}) in game "
+                         f"{game} for {player_name(int(self.state.current_player[game]))} in phase "
                          f"{Phase(int(self.state.phase[game])).name}; legal: "
                          f"{A.describe_legal(legal.tolist())}")
 

@@ -12,6 +12,8 @@ space-insensitively, and cards may use suit symbols (``play 7♠``).
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from hilo_env.himilo.cards import NUM_CARD_IDS, card_str, parse_card
 
 FIRST_PLAY = 0
@@ -49,9 +51,14 @@ def is_pass(action: int) -> bool:
 
 
 def action_to_string(action: int) -> str:
-    """Text of an action id: ``play 7S``, ``pass 12C``, ``bid high``."""
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    """Text of an action id (a Python or NumPy integer): ``play 7S``, ``pass 12C``,
+    ``bid high``."""
+    if isinstance(action, bool) or not isinstance(action, Integral):
+        raise TypeError(f"a Hi MiLo! action id is an integer 0..{NUM_ACTIONS - 1}, not "
+                        f"{action!r} ({type(action).__name__})")
+    if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"{action!r} is not a Hi MiLo! action id (0..{NUM_ACTIONS - 1})")
+    action = int(action)
     if action >= BID_LOW:
         return f"{BID_WORD} {BID_NAMES[action]}"
     word = PASS_WORD if action >= FIRST_PASS else PLAY_WORD
@@ -63,6 +70,8 @@ _BID_BY_NAME = {name: a for a, name in BID_NAMES.items()}
 
 def string_to_action(text: str) -> int:
     """The id of an action text; ValueError for text that names no action."""
+    if not isinstance(text, str):
+        raise TypeError(f"a Hi MiLo! action text is a string, not {text!r}")
     words = text.strip().lower().split()
     if len(words) == 2:
         verb, what = words

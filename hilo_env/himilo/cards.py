@@ -16,7 +16,10 @@ play, top first) and its ``line`` (the 14 Win Cards, trick 1's first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import reprlib
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 import numpy as np
 
@@ -128,6 +131,15 @@ def parse_win_card(text: str | int) -> int:
     return WIN_CARD_IDS[t]
 
 
+def _ordered(items: Any, what: str) -> Iterable:
+    """``items`` if it has an order (a sequence, an array, an iterator); TypeError naming
+    ``what`` for text, an unordered collection (a set, a dict) or a single value."""
+    if isinstance(items, str | bytes | AbstractSet | Mapping) or not isinstance(items, Iterable):
+        raise TypeError(f"a {what} is an ordered sequence of cards (ids or texts), not "
+                        f"{type(items).__name__} {reprlib.repr(items)}")
+    return items
+
+
 def deck_order(num_players: int, deck: Sequence[int | str] | None,
                rng: np.random.Generator) -> list[int]:
     """The round's deck, top first: ``deck`` checked (a permutation of the cards in play,
@@ -135,7 +147,7 @@ def deck_order(num_players: int, deck: Sequence[int | str] | None,
     size = cards_in_play(num_players)
     if deck is None:
         return rng.permutation(size).tolist()
-    order = [parse_card(c) for c in deck]
+    order = [parse_card(c) for c in _ordered(deck, "stacked deck")]
     if sorted(order) != list(range(size)):
         raise ValueError(f"a stacked deck for {num_players} players must hold each card id "
                          f"0..{size - 1} exactly once (values 1..{VALUES_IN_PLAY[num_players]})"
@@ -148,7 +160,7 @@ def line_order(line: Sequence[int | str] | None, rng: np.random.Generator) -> li
     14 Win Cards, ids or texts), or a fresh shuffle from ``rng`` when it is None."""
     if line is None:
         return rng.permutation(NUM_WIN_CARDS).tolist()
-    order = [parse_win_card(w) for w in line]
+    order = [parse_win_card(w) for w in _ordered(line, "stacked line")]
     if sorted(order) != list(range(NUM_WIN_CARDS)):
         raise ValueError(f"a stacked line must hold each of the {NUM_WIN_CARDS} Win Cards "
                          f"exactly once; got {[win_card_str(w) for w in order]}")

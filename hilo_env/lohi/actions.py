@@ -14,6 +14,8 @@ Runs are numbered by the ordered pairs (f, l) with ``|f - l| >= 2`` in lexicogra
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from hilo_env.lohi.cards import NUM_RANKS, NUM_SUITS, RANK_TEXTS, parse_rank
 
 PICK_UP = 0
@@ -78,14 +80,19 @@ ID_OF_TEXT = {text: i for i, text in enumerate(TEXTS)}
 
 
 def action_to_string(action: int) -> str:
-    """The exact text of an action id."""
+    """The exact text of an action id (a Python or NumPy integer)."""
+    if isinstance(action, bool) or not isinstance(action, Integral):
+        raise TypeError(f"a lo-hi action id is an integer 0..{NUM_ACTIONS - 1}, not "
+                        f"{action!r} ({type(action).__name__})")
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action id {action!r} is outside 0..{NUM_ACTIONS - 1}")
-    return TEXTS[action]
+    return TEXTS[int(action)]
 
 
 def string_to_action(text: str) -> int:
     """The id of an exact action text (``pick up``, ``play 7 7``, ``play J 10 9``, ``call A``)."""
+    if not isinstance(text, str):
+        raise TypeError(f"a lo-hi action text is a string, not {text!r}")
     action = ID_OF_TEXT.get(text)
     if action is None:
         raise ValueError(f"unknown lo-hi action {text!r}; actions read like 'pick up', "
