@@ -25,6 +25,7 @@ import numpy as np
 
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import RandomAgent
+from hilo_env.agents.registry import MODELS, shipped_model
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import cards, tricks
 from hilo_env.himilo.cards import HI, LO, NO_SUIT, NUM_CARD_IDS, NUM_SUITS, NUM_WIN_CARDS
@@ -160,7 +161,11 @@ class TeamAgent(Agent):
 
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
-AGENTS: dict[str, AgentFactory] = {"random": RandomAgent, "team": TeamAgent}
+AGENTS: dict[str, AgentFactory] = {
+    "random": RandomAgent, "team": TeamAgent,
+    "ppo": shipped_model("ppo", {n: MODELS / f"himilo_ppo_{n}p.zip" for n in (3, 4, 5)},
+                         game="himilo"),
+}
 """Hi MiLo!'s agents by name: ``random`` (uniform over the mask) and ``team``."""
 
 

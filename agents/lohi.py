@@ -20,6 +20,7 @@ import numpy as np
 
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import RandomAgent
+from hilo_env.agents.registry import MODELS, shipped_model
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.cards import NUM_RANKS, NUM_SUITS
 from hilo_env.lohi.engine import Phase
@@ -83,7 +84,11 @@ class ShedderAgent(Agent):
 
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
-AGENTS: dict[str, AgentFactory] = {"random": RandomAgent, "heuristic": ShedderAgent}
+AGENTS: dict[str, AgentFactory] = {
+    "random": RandomAgent, "heuristic": ShedderAgent,
+    "ppo": shipped_model("ppo", {n: MODELS / f"lohi_ppo_{n}p.zip" for n in (2, 4)},
+                         game="lohi"),
+}
 """The lo-hi agents by name."""
 
 

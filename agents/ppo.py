@@ -1,16 +1,21 @@
-"""A MaskablePPO model (sb3-contrib) as an agent; torch and stable-baselines3 load when an
-agent is made, not when this module is imported.
+"""A MaskablePPO model (sb3-contrib) as an agent of any registered game; torch and
+stable-baselines3 load when an agent is made, not when this module is imported.
 
-A model keeps the rules it was trained under beside it: ``model.zip`` has ``model.rules.yaml``
-(:func:`save_model` writes both). An agent made for other rules is refused, naming the fields
-that differ, unless ``allow_other_rules`` is set; a model without the file is checked by its
-spaces alone.
+A model keeps the game and rules it was trained under beside it: ``model.zip`` has
+``model.rules.yaml`` (:func:`save_model` writes both; ``game:`` names the game, Equation Hi-Lo
+when absent). An agent made for another game is refused; one made for other rules is refused,
+naming the fields that differ, unless ``allow_other_rules`` is set. Fields that change only the
+rewards (the spec's ``reward_fields``: lo-hi's ``round_reward``, Hi MiLo!'s ``shaping``) may
+differ: a model trained on shaped rewards plays the unshaped game. A model without the file is
+checked by its spaces alone.
 
-It also keeps the observation slices it reads, ``model.observation.yaml`` (the names of
-:func:`observation.layout`, in order). The observation grows when the game shows more (the
-``round_raises`` slice came after ``ppo`` was trained): a model reads the slices it was trained
-on out of today's vector, and a learner that starts from it gets zero weights for the rest
-(:meth:`PPOAgent.whole_observation_parameters`), so the model plays as it was trained.
+For games whose spec names an ``observation_layout`` (Equation Hi-Lo, lo-hi), a model also
+keeps the observation slices it reads, ``model.observation.yaml`` (the layout's names, in
+order). The observation grows when the game shows more (Equation Hi-Lo's ``round_raises``
+slice came after ``ppo`` was trained): a model reads the slices it was trained on out of
+today's vector, and a learner that starts from it gets zero weights for the rest
+(:meth:`PPOAgent.whole_observation_parameters`), so the model plays as it was trained. Other
+games' models read the whole vector.
 """
 
 from __future__ import annotations
@@ -22,14 +27,16 @@ from typing import Any
 import numpy as np
 import yaml
 
+from hilo_env import games
 from hilo_env.agents.base import Agent
-from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo.observation import layout, observation_size
-from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.rules import read_yaml_mapping
+from hilo_env.game_spec import GameSpec, load
 
 INSTALL_HINT = "pip install -e '.[train]'  (torch, stable-baselines3, sb3-contrib)"
 RULES_SUFFIX = ".rules.yaml"
 OBSERVATION_SUFFIX = ".observation.yaml"
+GAME_KEY = "game"
+"""The key of ``model.rules.yaml`` that names the game (absent: Equation Hi-Lo)."""
 INPUT_LAYERS = ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")
 """The weights of SB3's ``MlpPolicy`` that read the observation (features are the flat
 vector itself)."""
@@ -49,20 +56,50 @@ def observation_path(model_path: str | Path) -> Path:
     return path.with_name(path.name.removesuffix(".zip") + OBSERVATION_SUFFIX)
 
 
-def save_model(model: Any, path: str | Path, rules: RuleSet) -> Path:
-    """Save an SB3 model at ``path``, and beside it the rules it was trained under and the
-    observation slices it reads (all of today's)."""
+def game_of(rules: Any) -> GameSpec:
+    """The registered game whose rule sets are of ``rules``' type (the first, in registry
+    order); ValueError if none is."""
+    for name in games.names():
+        spec = games.get(name)
+        if type(spec.rules()) is type(rules):
+            return spec
+    raise ValueError(f"{type(rules).__name__} is the rule set of no registered game "
+                     f"({', '.join(games.names())})")
+
+
+def rules_record(rules: Any, game: GameSpec) -> dict[str, Any]:
+    """``rules`` as ``model.rules.yaml`` keeps them: the game's name, then one key per field."""
+    fields = rules.to_dict() if hasattr(rules, "to_dict") else dataclasses.asdict(rules)
+    return {GAME_KEY: game.name, **fields}
+
+
+def read_rules(path: str | Path) -> tuple[GameSpec, Any]:
+    """The game and rules a ``model.rules.yaml`` records; ValueError naming the file."""
+    data = read_yaml_mapping(path, "rule fields")
+    try:
+        game = games.get(data.pop(GAME_KEY, games.DEFAULT))
+        return game, game.resolve(game.default_rules, **data)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def save_model(model: Any, path: str | Path, rules: Any, game: str | None = None) -> Path:
+    """Save an SB3 model at ``path``, and beside it the game and rules it was trained under
+    and, for games with an observation layout, the slices it reads (all of today's).
+    ``game``: the game's name (None: the game of ``rules``' type)."""
+    spec = game_of(rules) if game is None else games.get(game)
     path = Path(path)
     model.save(path)
-    rules_path(path).write_text(yaml.safe_dump(rules.to_dict(), sort_keys=False))
-    observation_path(path).write_text(yaml.safe_dump(list(layout(rules)), sort_keys=False))
+    rules_path(path).write_text(yaml.safe_dump(rules_record(rules, spec), sort_keys=False))
+    if spec.observation_layout:
+        where = load(spec.observation_layout)(rules)
+        observation_path(path).write_text(yaml.safe_dump(list(where), sort_keys=False))
     return path
 
 
-def observation_columns(rules: RuleSet, names: list[str]) -> np.ndarray:
-    """The entries of ``rules``' observation vector that the slices ``names`` cover, in that
-    order; a ValueError names a slice the observation does not have."""
-    where = layout(rules)
+def observation_columns(where: dict[str, slice], names: list[str]) -> np.ndarray:
+    """The entries of the observation vector laid out as ``where`` that the slices ``names``
+    cover, in that order; a ValueError names a slice the observation does not have."""
     unknown = [name for name in names if name not in where]
     if unknown:
         raise ValueError(f"observation slices {unknown} are not in this observation "
@@ -70,44 +107,49 @@ def observation_columns(rules: RuleSet, names: list[str]) -> np.ndarray:
     return np.concatenate([np.arange(where[name].start, where[name].stop) for name in names])
 
 
-def rule_differences(trained: RuleSet, asked: RuleSet) -> dict[str, tuple[Any, Any]]:
-    """The fields on which two rule sets differ: name -> (trained, asked)."""
+def rule_differences(trained: Any, asked: Any,
+                     ignored: tuple[str, ...] = ()) -> dict[str, tuple[Any, Any]]:
+    """The fields on which two rule sets differ, except ``ignored``: name -> (trained,
+    asked)."""
     return {f.name: (getattr(trained, f.name), getattr(asked, f.name))
             for f in dataclasses.fields(trained)
-            if getattr(trained, f.name) != getattr(asked, f.name)}
+            if f.name not in ignored and getattr(trained, f.name) != getattr(asked, f.name)}
 
 
 class PPOAgent(Agent):
     """Plays a saved MaskablePPO policy; the model loads, and is checked, when the agent is
     made.
 
-    The model must have been trained on this rule set's observation: either the flat vector
-    (a ``Box``) or a ``Dict`` with ``observation`` and ``action_mask`` keys. ``deterministic``
+    The model must have been trained on this game's observation under these rules: either the
+    flat vector (a ``Box``) or a ``Dict`` with ``observation`` and ``action_mask`` keys.
+    ``game``: the game's name (None: the game of ``rules``' type). ``deterministic``
     picks the most likely legal action; otherwise actions are sampled (seeded by ``seed``).
     :meth:`of_model` plays a model already in memory (a frozen snapshot during training).
     """
 
-    def __init__(self, rules: RuleSet, path: str | Path, seed: int | None = 0,
+    def __init__(self, rules: Any, path: str | Path, seed: int | None = 0,
                  deterministic: bool = True, allow_other_rules: bool = False,
-                 load: bool = True) -> None:
+                 load: bool = True, game: str | None = None) -> None:
         super().__init__(rules, seed)
+        self.game = game_of(rules) if game is None else games.get(game)
         self.path = Path(path)
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
         self.allow_other_rules = allow_other_rules
         self._model: Any = None
         self._dict_obs = False
+        self._sizes: tuple[int, int] | None = None
         self.columns: np.ndarray | None = None
         """The observation entries the model reads (its ``.observation.yaml``); None: all."""
         if load:
             self.load()
 
     @classmethod
-    def of_model(cls, rules: RuleSet, model: Any, name: str = "ppo",
-                 deterministic: bool = False) -> PPOAgent:
+    def of_model(cls, rules: Any, model: Any, name: str = "ppo",
+                 deterministic: bool = False, game: str | None = None) -> PPOAgent:
         """An agent playing ``model`` as it is (copy or reload it first to freeze it); its
         actions are sampled from the model's own random state unless ``deterministic``."""
-        agent = cls(rules, name, seed=None, deterministic=deterministic, load=False)
+        agent = cls(rules, name, seed=None, deterministic=deterministic, load=False, game=game)
         agent.name = name
         agent._model = agent._checked(model)
         return agent
@@ -139,12 +181,22 @@ class PPOAgent(Agent):
         return self._model
 
     def _check_trained_rules(self) -> None:
-        """Refuse rules other than those the model was trained under (when they are known)."""
+        """Refuse another game, and rules other than those the model was trained under except
+        in their reward fields (when they are known)."""
         path = rules_path(self.path)
-        if self.allow_other_rules or not path.is_file():
+        if not path.is_file():
             return
-        trained = RuleSet.from_yaml(path)
-        differences = rule_differences(trained, self.rules)
+        try:
+            game, trained = read_rules(path)
+        except ValueError as exc:
+            raise ValueError(f"agent {self.name!r}: {exc}") from None
+        if game.name != self.game.name:
+            raise ValueError(f"agent {self.name!r} was trained for {game.title} "
+                             f"(game {game.name!r}), not {self.game.title} "
+                             f"(game {self.game.name!r})")
+        if self.allow_other_rules:
+            return
+        differences = rule_differences(trained, self.rules, self.game.reward_fields)
         if differences:
             fields = ", ".join(f"{name}: trained {a!r}, asked {b!r}"
                                for name, (a, b) in differences.items())
@@ -154,7 +206,7 @@ class PPOAgent(Agent):
     def _read_columns(self) -> None:
         """The observation entries the model reads, from its ``.observation.yaml`` if any."""
         path = observation_path(self.path)
-        if not path.is_file():
+        if not self.game.observation_layout or not path.is_file():
             return
         try:
             names = yaml.safe_load(path.read_text())
@@ -164,26 +216,36 @@ class PPOAgent(Agent):
             raise ValueError(f"agent {self.name!r}: {str(path)!r} is not a list of observation "
                              f"slice names")
         try:
-            columns = observation_columns(self.rules, names)
+            columns = observation_columns(load(self.game.observation_layout)(self.rules), names)
         except ValueError as exc:
             raise ValueError(f"agent {self.name!r}: {exc}") from None
-        if not np.array_equal(columns, np.arange(observation_size(self.rules))):
+        if not np.array_equal(columns, np.arange(self._spaces()[0])):
             self.columns = columns  # else it reads the whole vector as it is
+
+    def _spaces(self) -> tuple[int, int]:
+        """The size of the observation vector and the number of actions of these rules, as
+        the game's AEC env declares them."""
+        if self._sizes is None:
+            env = self.game.raw_env(self.rules)
+            first = env.possible_agents[0]
+            self._sizes = (int(env.observation_space(first)["observation"].shape[0]),
+                           int(env.action_space(first).n))
+        return self._sizes
 
     def _checked(self, model: Any) -> Any:
         """``model``, once its spaces are found to fit these rules."""
         space = model.observation_space
         self._dict_obs = hasattr(space, "spaces") and "observation" in space.spaces
         shape = space["observation"].shape if self._dict_obs else space.shape
-        size = observation_size(self.rules) if self.columns is None else self.columns.size
+        whole, actions = self._spaces()
+        size = whole if self.columns is None else self.columns.size
         if tuple(shape) != (size,):
             raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
                              f"but these rules give observations of shape ({size},)")
-        actions = A.num_actions(self.rules.max_cap)
         if getattr(model.action_space, "n", None) != actions:
             raise ValueError(f"agent {self.name!r}: the model chooses among "
                              f"{getattr(model.action_space, 'n', model.action_space)} actions, "
-                             f"but these rules have {actions} (raises up to {self.rules.max_cap})")
+                             f"but these rules have {actions}")
         return model
 
     def whole_observation_parameters(self) -> dict[str, Any]:
@@ -198,7 +260,7 @@ class PPOAgent(Agent):
         policy = dict(params["policy"])
         for name in INPUT_LAYERS:
             old = policy[name]
-            wide = torch.zeros((old.shape[0], observation_size(self.rules)), dtype=old.dtype)
+            wide = torch.zeros((old.shape[0], self._spaces()[0]), dtype=old.dtype)
             wide[:, torch.as_tensor(self.columns)] = old
             policy[name] = wide
         return {"policy": policy}

@@ -34,7 +34,7 @@ Equation Hi-Lo's table is :data:`AGENTS`:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +71,22 @@ def shipped_path(name: str, rules: RuleSet) -> Path:
     return SHIPPED_MODELS[name]
 
 
-def shipped_model(name: str) -> AgentFactory:
-    """The factory of a shipped model's agent."""
+def shipped_model(name: str, tables: Mapping[int, Path] | None = None,
+                  game: str | None = None) -> AgentFactory:
+    """The factory of a shipped model's agent of ``game`` (None: Equation Hi-Lo). ``tables``:
+    the model file for each player count (a count without one: ValueError naming those
+    with one); None: Equation Hi-Lo's :func:`shipped_path`."""
 
-    def make(rules: RuleSet, seed: int | None) -> Agent:
+    def make(rules: Any, seed: int | None) -> Agent:
         from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until asked for
 
-        return PPOAgent(rules, shipped_path(name, rules), seed=seed)
+        if tables is None:
+            return PPOAgent(rules, shipped_path(name, rules), seed=seed, game=game)
+        if rules.num_players not in tables:
+            raise ValueError(f"agent {name!r} of {games.get(game).title} has models for "
+                             f"{', '.join(map(str, sorted(tables)))} players, not "
+                             f"{rules.num_players}")
+        return PPOAgent(rules, tables[rules.num_players], seed=seed, game=game)
 
     make.extra = "train"  # type: ignore[attr-defined]  # what needs_extra reads
     return make
@@ -99,8 +108,9 @@ def _table(game: str | None) -> dict[str, AgentFactory]:
 
 
 def _prefixes(game: str | None) -> list[str]:
-    """The ``PREFIX:PATH`` agents a game takes: saved models of Equation Hi-Lo only."""
-    return [PPO_PREFIX, RLLIB_PREFIX] if games.get(game).name == games.DEFAULT else []
+    """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models of every game, RLlib
+    policies of Equation Hi-Lo only."""
+    return [PPO_PREFIX, RLLIB_PREFIX] if games.get(game).name == games.DEFAULT else [PPO_PREFIX]
 
 
 def names(game: str | None = None) -> list[str]:
@@ -164,7 +174,7 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
             PPOAgent,  # torch stays unimported until a model is asked for
         )
 
-        return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed)
+        return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed, game=games.get(game).name)
     if name.startswith(RLLIB_PREFIX):
         from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
 

@@ -60,6 +60,14 @@ class GameSpec:
     team, and one agent among another's team (ad-hoc teamwork)."""
     description: str = ""
     """A line for ``--help`` and the docs."""
+    reward_fields: tuple[str, ...] = ()
+    """Rule fields that change only the rewards (shaping terms), not what a player sees or
+    may do: a trained model plays under any value of them (``agents.ppo``), so a model
+    trained on shaped rewards is evaluated under the unshaped preset."""
+    observation_layout: str = ""
+    """Entry point of ``layout(rules) -> {slice name: slice}``, the observation vector's
+    named slices: a trained model records the slices it reads and reads them out of a later,
+    larger observation (``agents.ppo``). Empty: a model reads the whole vector as it is."""
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:

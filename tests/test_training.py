@@ -27,7 +27,7 @@ def test_shipped_configs_are_valid() -> None:
     ("baselines: [wizard]\n", "unknown agent 'wizard'"),
     ("rules: poker\n", "unknown rules 'poker'"),
     ("players: -1\n", "'players' = -1"),
-    ("players: 9\n", "'num_players' = 9"),
+    ("players: 9\n", "seats 2 to 8 players, not 9"),
     ("- a list\n", "expected a mapping"),
 ])
 def test_bad_config_fails_before_any_work(tmp_path: Path, text: str, message: str) -> None:

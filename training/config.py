@@ -15,14 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hilo_env import agents
-from hilo_env.equation_hilo.rules import (
-    RuleSet,
-    read_yaml_mapping,
-    resolve,
-    short_repr,
-    short_text,
-)
+from hilo_env import agents, games
+from hilo_env.equation_hilo.rules import read_yaml_mapping, short_repr, short_text
 
 BACKENDS = ("sb3", "rllib")
 """The libraries ``hilo train`` trains with (the config's ``backend``)."""
@@ -38,8 +32,16 @@ class TrainConfig:
     """Run name: outputs go to ``<output_dir>/<name>/``."""
     output_dir: str = "runs"
     """Folder for TensorBoard logs, checkpoints, evaluations and the final model."""
+    game: str = games.DEFAULT
+    """The game trained (``hilo_env.games``: ``hilo``, ``lohi``, ``himilo``). Equation Hi-Lo
+    trains on its batch simulator; the others on their AEC env's games
+    (:class:`~hilo_env.envs.aec_learner.AECLearnerVectorEnv`)."""
     rules: str = "standard"
-    """Rule preset name or YAML path the agent trains on."""
+    """Rule preset name (or, for Equation Hi-Lo, YAML path) the agent trains on."""
+    reward_shaping: dict[str, Any] = field(default_factory=dict)
+    """Reward fields of the rules set for training only (the game spec's ``reward_fields``:
+    lo-hi's ``round_reward``, Hi MiLo!'s ``shaping``), such as ``{round_reward: 0.2}``; the
+    learner is evaluated, and its model plays, under the rules without them."""
     players: int = 0
     """Players at the table, overriding the rules' ``num_players`` (0: the rules' own), as
     the command line's ``--players``."""
@@ -117,7 +119,9 @@ class TrainConfig:
     """Rewards (net chips per hand) are multiplied by this for learning."""
     # ---- opponents ----
     baselines: list[str] = field(default_factory=lambda: ["random", "caller", "heuristic"])
-    """Registered agents always in the opponent pool."""
+    """Registered agents of the game always in the opponent pool (the default is Equation
+    Hi-Lo's: other games' configs name theirs). In a cooperative game they are the learner's
+    partners."""
     snapshot_every: int = 200_000
     """Decisions between frozen snapshots of the learner added to the pool (0: never)."""
     max_snapshots: int = 4
@@ -133,6 +137,8 @@ class TrainConfig:
     """Decisions between saved checkpoints (0: only the final model)."""
 
     def __post_init__(self) -> None:
+        _require(self.game in games.names(), "game", self.game,
+                 f"one of {games.names()}")
         for name in ("name", "output_dir", "rules"):
             _require(isinstance(getattr(self, name), str) and bool(getattr(self, name)), name,
                      getattr(self, name), "a non-empty text")
@@ -155,6 +161,12 @@ class TrainConfig:
                  self.update_precision, f"one of {list(UPDATE_PRECISIONS)}")
         _require(self.update_precision == "float32" or self.collectors > 0, "update_precision",
                  self.update_precision, "float32 unless collectors >= 1 (the overlapped loop)")
+        if self.game != games.DEFAULT:
+            _require(self.backend == "sb3", "backend", self.backend,
+                     f"'sb3' for game {self.game!r} (RLlib trains Equation Hi-Lo only)")
+            _require(self.collectors == 0, "collectors", self.collectors,
+                     f"0 for game {self.game!r} (collectors play Equation Hi-Lo's batch "
+                     "simulator)")
         if self.collectors:
             _require(self.backend == "sb3", "collectors", self.collectors,
                      "0 with backend 'rllib' (its env runners are its collectors)")
@@ -174,23 +186,32 @@ class TrainConfig:
                  self.net_arch, "a non-empty list of layer sizes, such as [256, 256]")
         _require(isinstance(self.baselines, list) and bool(self.baselines)
                  and all(isinstance(b, str) for b in self.baselines), "baselines",
-                 self.baselines, f"a non-empty list of agent names from {agents.names()}")
+                 self.baselines,
+                 f"a non-empty list of agent names from {agents.names(self.game)}")
         for name in self.baselines:
             try:
-                agents.check(name)
+                agents.check(name, self.game)
             except ValueError as exc:
                 raise ValueError(f"config field 'baselines': {exc}") from None
         _require(isinstance(self.init_model, str)
                  and (not self.init_model or Path(self.init_model).is_file()), "init_model",
                  self.init_model, "empty, or the path of a saved model file")
+        spec = games.get(self.game)
+        _require(isinstance(self.reward_shaping, dict)
+                 and set(self.reward_shaping) <= set(spec.reward_fields), "reward_shaping",
+                 self.reward_shaping,
+                 f"a mapping of {spec.title}'s reward fields {list(spec.reward_fields)}")
         try:
             self.rule_set()  # a bad preset or rules file fails here
         except ValueError as exc:
             raise ValueError(f"config field 'rules': {exc}") from None
 
-    def rule_set(self) -> RuleSet:
-        """The RuleSet trained on: ``rules`` with ``players`` applied."""
-        return resolve(self.rules, **({"num_players": self.players} if self.players else {}))
+    def rule_set(self) -> Any:
+        """The game's RuleSet trained on: ``rules`` with ``players`` and ``reward_shaping``
+        applied."""
+        spec = games.get(self.game)
+        rules = spec.rules(self.rules, self.players or None)
+        return spec.resolve(rules, **self.reward_shaping) if self.reward_shaping else rules
 
     @property
     def run_dir(self) -> Path:

@@ -1,15 +1,19 @@
-"""Self-play MaskablePPO on the batched simulator (or, for rules it refuses such as ``tiny``, on
-the AEC env's games: :func:`learner_env`). Reads top to bottom, like CleanRL's scripts.
+"""Self-play MaskablePPO for any registered game: Equation Hi-Lo on the batched simulator (or,
+for rules it refuses such as ``tiny``, on the AEC env's games), every other game on its AEC
+env's games (:func:`learner_env`). Reads top to bottom, like CleanRL's scripts.
 
     hilo train configs/train/selfplay.yaml
+    hilo train configs/train/lohi_2p.yaml     # game: lohi
 
 1. the config is checked and logged (every hyperparameter, to TensorBoard and config.yaml);
 2. the learner plays one seat of ``num_envs`` simulated games; the other seats are played by an
-   opponent pool: the baseline agents, joined every ``snapshot_every`` decisions by a frozen
+   opponent pool (in a cooperative game, its partners): the baseline agents, joined every
+   ``snapshot_every`` decisions by a frozen
    copy of the learner (the oldest copies leave after ``max_snapshots``); with ``collectors``
    the games are played in worker processes while the learner updates (``training.overlap``);
 3. every ``eval_every`` decisions the learner plays duplicate deals against each baseline and
-   logs its chips per hand with a 95% confidence interval (``eval/<baseline>``);
+   logs its score per unit (Equation Hi-Lo's chips per hand, lo-hi's reward per game, Hi
+   MiLo!'s team wins per round) with a 95% confidence interval (``eval/<baseline>``);
 4. checkpoints every ``checkpoint_every`` decisions, and ``model.zip`` at the end.
 
 ``train(..., seconds=S)`` also stops after ``S`` seconds of learning (evaluations excluded), as
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,14 +33,14 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 import yaml
 
-from hilo_env import agents
+from hilo_env import agents, games
 from hilo_env.agents.base import Agent
 from hilo_env.agents.ppo import PPOAgent, save_model
 from hilo_env.envs.aec_learner import AECLearnerVectorEnv
-from hilo_env.envs.equation_hilo_aec import raw_env
 from hilo_env.envs.sb3 import make_sb3_vec_env
 from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo.rules import DECK_FIELDS, RuleSet
+from hilo_env.game_spec import GameSpec
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
 
@@ -46,15 +51,30 @@ Games = Union[HiLoVectorEnv, AECLearnerVectorEnv, "Collectors"]
 """Where the learner's games are played: in this process, or in collector processes."""
 
 
-def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str], hands: int,
-                   seed: int) -> dict[str, tuple[float, float]]:
-    """Mean chips per hand of a saved model (and 95% CI) against each baseline, duplicate deals:
-    the model in one seat, the baseline in every other (as the learner trains)."""
+def score_name(spec: GameSpec) -> str:
+    """What an evaluation measures, as its column in ``evaluations.csv``: the game's score
+    per unit (``chips_per_hand``, ``reward_per_game``, ``team_win_per_round``)."""
+    return f"{spec.score}_per_{spec.unit}".replace(" ", "_")
+
+
+def unshaped(rules: Any, spec: GameSpec) -> Any:
+    """``rules`` with the game's reward fields (``spec.reward_fields``: shaping terms) at their
+    defaults: a learner trained on shaped rewards is evaluated on the game itself."""
+    defaults = {f.name: f.default for f in dataclasses.fields(rules)
+                if f.name in spec.reward_fields}
+    return spec.resolve(rules, **defaults) if defaults else rules
+
+
+def evaluate_model(model_path: str | Path, rules: Any, baselines: list[str], hands: int,
+                   seed: int, game: str | None = None) -> dict[str, tuple[float, float]]:
+    """Mean score per unit of a saved model (and 95% CI) against (in a cooperative game,
+    beside) each baseline, duplicate deals: the model in one seat, the baseline in every other
+    (as the learner trains)."""
     scores = {}
     for name in dict.fromkeys(baselines):  # a baseline listed twice weighs the pool, once here
-        learner = agents.make(f"ppo:{model_path}", rules, seed=seed)
-        field = [agents.make(name, rules, seed=seed + 1)] * (rules.num_players - 1)
-        table = play_table([learner, *field], rules, deals=hands, seed=seed)
+        learner = agents.make(f"ppo:{model_path}", rules, seed=seed, game=game)
+        field = [agents.make(name, rules, seed=seed + 1, game=game)] * (rules.num_players - 1)
+        table = play_table([learner, *field], rules, deals=hands, seed=seed, game=game)
         scores[name] = table.score(0)
     return scores
 
@@ -62,22 +82,24 @@ def evaluate_model(model_path: str | Path, rules: RuleSet, baselines: list[str],
 def plot_learning_curve(evaluations: str | Path, path: str | Path,
                         title: str = "MaskablePPO against the baselines, duplicate deals"
                         ) -> Path:
-    """Chips per hand against each baseline at each evaluation (95% CI), from a run's
-    ``evaluations.csv``, saved as a picture; returns its path."""
+    """The score against each baseline at each evaluation (95% CI), from a run's
+    ``evaluations.csv`` (its third column), saved as a picture; returns its path."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     with open(evaluations) as f:
-        rows = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        score = (reader.fieldnames or ["", "", "score"])[2]
+        rows = list(reader)
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for name in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == name]
-        ax.errorbar([int(r["timesteps"]) for r in mine], [float(r["chips_per_hand"]) for r in mine],
+        ax.errorbar([int(r["timesteps"]) for r in mine], [float(r[score]) for r in mine],
                     yerr=[float(r["ci95"]) for r in mine], marker="o", capsize=3, label=name)
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set(xlabel="learner decisions", ylabel="chips per hand (95% CI)",
+    ax.set(xlabel="learner decisions", ylabel=f"{score.replace('_', ' ')} (95% CI)",
            title=title)
     ax.legend()
     path = Path(path)
@@ -90,10 +112,11 @@ def plot_learning_curve(evaluations: str | Path, path: str | Path,
 class OpponentPool:
     """The baselines plus frozen snapshots of the learner, dealt out over the games."""
 
-    def __init__(self, config: TrainConfig, rules: RuleSet) -> None:
+    def __init__(self, config: TrainConfig, rules: Any) -> None:
         self.config = config
         self.rules = rules
-        self.baselines: list[Agent] = [agents.make(name, rules, seed=config.seed + i)
+        self.baselines: list[Agent] = [agents.make(name, rules, seed=config.seed + i,
+                                                   game=config.game)
                                        for i, name in enumerate(config.baselines)]
         self.snapshots: list[Agent] = []
 
@@ -102,7 +125,7 @@ class OpponentPool:
         from sb3_contrib import MaskablePPO
 
         frozen = PPOAgent.of_model(self.rules, MaskablePPO.load(str(path), device="cpu"),
-                                   name=path.stem)
+                                   name=path.stem, game=self.config.game)
         self.snapshots = [*self.snapshots, frozen][-self.config.max_snapshots:]
 
     def opponents(self, num_envs: int) -> list[Agent]:
@@ -174,14 +197,17 @@ def batch_simulated(rules: RuleSet) -> bool:
     return all(getattr(rules, name) == getattr(default, name) for name in DECK_FIELDS)
 
 
-def learner_env(rules: RuleSet, num_envs: int, opponents: list[Agent],
-                seed: int) -> HiLoVectorEnv | AECLearnerVectorEnv:
-    """The learner's games: the batch simulator (:class:`HiLoVectorEnv`) where it plays the
-    rules, else the AEC env's games one by one (:class:`AECLearnerVectorEnv`, several hundred
-    decisions a second: enough for small rule sets such as ``tiny``)."""
-    if batch_simulated(rules):
+def learner_env(rules: Any, num_envs: int, opponents: list[Agent], seed: int,
+                game: str | None = None) -> HiLoVectorEnv | AECLearnerVectorEnv:
+    """The learner's games of ``game`` (None: Equation Hi-Lo): the batch simulator
+    (:class:`HiLoVectorEnv`) where it plays the rules, else the AEC env's games one by one
+    (:class:`AECLearnerVectorEnv`: several hundred decisions a second for Equation Hi-Lo's
+    ``tiny``, thousands for lo-hi and Hi MiLo!)."""
+    spec = games.get(game)
+    if spec.name == games.DEFAULT and batch_simulated(rules):
         return HiLoVectorEnv(rules, num_envs, opponents=opponents, seed=seed)
-    return AECLearnerVectorEnv(lambda: raw_env(rules), num_envs, opponents=opponents, seed=seed)
+    return AECLearnerVectorEnv(lambda: spec.raw_env(rules), num_envs, opponents=opponents,
+                               seed=seed)
 
 
 def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, Games, OpponentPool]:
@@ -205,7 +231,8 @@ def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, Games, Oppon
         env = vec_env = Collectors(config)  # the collectors scale the rewards
         algorithm: type[MaskablePPO] = OverlappedPPO
     else:
-        env = learner_env(rules, config.num_envs, pool.opponents(config.num_envs), config.seed)
+        env = learner_env(rules, config.num_envs, pool.opponents(config.num_envs), config.seed,
+                          config.game)
         vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
         algorithm = MaskablePPO
     try:  # the collectors' processes end if the learner cannot be built
@@ -228,7 +255,7 @@ def build_model(algorithm: Any, config: TrainConfig, vec_env: Any, rules: RuleSe
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
         policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
     if config.init_model:  # checked against the rules and spaces as an agent would be
-        start = PPOAgent(rules, config.init_model)
+        start = PPOAgent(rules, config.init_model, game=config.game)
         try:
             params = start.whole_observation_parameters()
             model.set_parameters(params, exact_match="policy.optimizer" in params)
@@ -264,6 +291,8 @@ def train(config: TrainConfig, progress: bool = True,
 
     # ---- 1. config, output folder, logging ----------------------------------------------------
     rules = config.rule_set()
+    spec = games.get(config.game)
+    score = score_name(spec)
     run_dir = config.run_dir
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
@@ -281,12 +310,13 @@ def train(config: TrainConfig, progress: bool = True,
     def evaluate(step: int) -> None:
         learned, began = learning_seconds(), time.perf_counter()
         path = run_dir / "checkpoints" / "eval_model.zip"
-        save_model(model, path, rules)
-        scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed)
+        save_model(model, path, rules, config.game)
+        scores = evaluate_model(path, unshaped(rules, spec), config.baselines,
+                                config.eval_hands, config.seed, config.game)
         with open(evals_path, "a", newline="") as f:
             writer = csv.writer(f)
             for name, (mean, ci) in scores.items():
-                logger.record(f"eval/{name}_chips_per_hand", mean)
+                logger.record(f"eval/{name}_{score}", mean)
                 logger.record(f"eval/{name}_ci95", ci)
                 writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
         logger.dump(step)
@@ -300,9 +330,9 @@ def train(config: TrainConfig, progress: bool = True,
         ticks = 0.0  # evaluations on the learning clock so far
 
         def _on_training_start(self) -> None:
-            hparams = {k: str(v) if isinstance(v, list) else v
+            hparams = {k: str(v) if isinstance(v, list | dict) else v
                        for k, v in config.to_dict().items()}
-            self.logger.record("hparams", HParam(hparams, {"eval/heuristic_chips_per_hand": 0}),
+            self.logger.record("hparams", HParam(hparams, {f"eval/{spec.baseline}_{score}": 0}),
                                exclude=("stdout", "csv"))
 
         def _on_step(self) -> bool:
@@ -313,10 +343,11 @@ def train(config: TrainConfig, progress: bool = True,
 
             if crossed(config.snapshot_every):
                 path = run_dir / "checkpoints" / f"snapshot_{now}.zip"
-                save_model(self.model, path, rules)
+                save_model(self.model, path, rules, config.game)
                 add_snapshot(config, env, pool, path)
             if crossed(config.checkpoint_every):
-                save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules)
+                save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules,
+                           config.game)
             clock = learning_seconds()
             out_of_time = seconds is not None and clock >= seconds
             on_clock = bool(eval_every_seconds) and clock // eval_every_seconds > self.ticks
@@ -329,7 +360,7 @@ def train(config: TrainConfig, progress: bool = True,
 
     # ---- 3. learn, save, and a last evaluation --------------------------------------------------
     with open(evals_path, "w", newline="") as f:
-        csv.writer(f).writerow(["timesteps", "opponent", "chips_per_hand", "ci95"])
+        csv.writer(f).writerow(["timesteps", "opponent", score, "ci95"])
     start = time.perf_counter()
     try:
         with unchecked_distributions():
@@ -339,7 +370,7 @@ def train(config: TrainConfig, progress: bool = True,
         env.close()  # with collectors: their processes end here
     torch.set_num_threads(config.torch_threads)
     final = run_dir / "model.zip"
-    save_model(model, final, rules)
+    save_model(model, final, rules, config.game)
     logger.record("time/train_seconds", learning_seconds())
     evaluate(model.num_timesteps)
     plot_learning_curve(evals_path, run_dir / "learning_curve.png",

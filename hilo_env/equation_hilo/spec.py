@@ -19,4 +19,5 @@ SPEC = GameSpec(
     baseline="heuristic",
     unit="hand",
     score="chips",
+    observation_layout="hilo_env.equation_hilo.observation:layout",
 )

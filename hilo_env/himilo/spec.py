@@ -21,4 +21,5 @@ SPEC = GameSpec(
     unit="round",
     score="team win",
     cooperative=True,
+    reward_fields=("shaping",),
 )

@@ -19,4 +19,6 @@ SPEC = GameSpec(
     baseline="heuristic",
     unit="game",
     score="reward",
+    reward_fields=("round_reward",),
+    observation_layout="hilo_env.lohi.observation:layout",
 )
