@@ -1,5 +1,6 @@
-"""Hi MiLo! agents behind :class:`hilo_env.agents.Agent`: ``random`` and the rule-based
-``team`` player, by name through :func:`make` and :func:`names`.
+"""Hi MiLo! agents behind :class:`hilo_env.agents.Agent`: ``random``, the rule-based ``team``
+player and the shipped ``ppo``, by name in :data:`AGENTS` (the game's ``agents`` table, which
+:func:`hilo_env.agents.registry.make` reads).
 
 The team player reads only its own observation (:mod:`himilo.observation`):
 
@@ -30,7 +31,7 @@ from hilo_env.himilo import actions as A
 from hilo_env.himilo import cards, tricks
 from hilo_env.himilo.cards import HI, LO, NO_SUIT, NUM_CARD_IDS, NUM_SUITS, NUM_WIN_CARDS
 from hilo_env.himilo.observation import NUM_BIDS, layout
-from hilo_env.himilo.rules import HAND_SIZE, RuleSet, resolve
+from hilo_env.himilo.rules import HAND_SIZE, RuleSet
 
 LOW_BID, MIDDLE_BID, HIGH_BID = range(NUM_BIDS)
 MI_POWER = 0.3
@@ -168,16 +169,3 @@ AGENTS: dict[str, AgentFactory] = {
 }
 """Hi MiLo!'s agents by name: ``random`` (uniform over the mask) and ``team``."""
 
-
-def names() -> list[str]:
-    """The names :func:`make` accepts for Hi MiLo!."""
-    return list(AGENTS)
-
-
-def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> Agent:
-    """A fresh Hi MiLo! agent by name for ``rules`` (a RuleSet or a preset name)."""
-    if name not in AGENTS:
-        raise ValueError(f"unknown Hi MiLo! agent {name!r}; choose from {', '.join(names())}")
-    agent = AGENTS[name](resolve(rules), seed)
-    agent.name = name
-    return agent

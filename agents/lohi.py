@@ -1,4 +1,5 @@
-"""Policies for lo-hi behind :class:`hilo_env.agents.Agent`, and their names.
+"""Policies for lo-hi behind :class:`hilo_env.agents.Agent`, and their names (the game's
+``agents`` table, which :func:`hilo_env.agents.registry.make` reads).
 
 | name          | agent                                                                   |
 |---------------|-------------------------------------------------------------------------|
@@ -7,8 +8,8 @@
 |               | picks up only when it cannot play (the project's name for the           |
 |               | rule-based baseline of each game)                                       |
 
-    from hilo_env.agents import lohi
-    bot = lohi.make("heuristic", "standard", seed=0)
+    from hilo_env.agents import make
+    bot = make("heuristic", "standard", seed=0, game="lohi")
     action = bot.act(observation, action_mask)
 """
 
@@ -25,7 +26,7 @@ from hilo_env.lohi import actions as A
 from hilo_env.lohi.cards import NUM_RANKS, NUM_SUITS
 from hilo_env.lohi.engine import Phase
 from hilo_env.lohi.observation import layout
-from hilo_env.lohi.rules import RuleSet, resolve
+from hilo_env.lohi.rules import RuleSet
 
 MIDDLE_RANK = (NUM_RANKS - 1) / 2
 """The 8: a card near it answers both HIGHER and LOWER most often, so it is kept longest."""
@@ -91,16 +92,3 @@ AGENTS: dict[str, AgentFactory] = {
 }
 """The lo-hi agents by name."""
 
-
-def names() -> list[str]:
-    """The names :func:`make` accepts."""
-    return list(AGENTS)
-
-
-def make(name: str, rules: RuleSet | str = "standard", seed: int | None = 0) -> Agent:
-    """A fresh lo-hi agent by name for ``rules`` (a RuleSet or a preset name)."""
-    if name not in AGENTS:
-        raise ValueError(f"unknown lo-hi agent {name!r}; choose from {', '.join(names())}")
-    agent = AGENTS[name](resolve(rules), seed)
-    agent.name = name
-    return agent

@@ -1,12 +1,56 @@
-"""Equation Hi-Lo in the terminal: a person against any registered agent, and the bot demo.
+"""Any registered game in the terminal: a person with or against agents, and the bot demo.
 
-:func:`play` deals a match, renders the table before each of the person's decisions, reads
-typed actions (``call``, ``raise 5``, ``low``, ``discard +``; ``help`` lists the legal ones
-and the shortcuts of ``SHORTCUTS_HELP``, ``quit`` leaves) and answers a wrong one with the
-legal ones; end of input or Ctrl-C ends the match cleanly. At a terminal, keys typed while an
+:func:`play` is the one play loop of every game (``hilo play --game NAME``). It deals a match
+of ``count`` units (hands, games or rounds: the spec's ``unit``), renders the table before
+each of the person's decisions, reads typed actions (``help``, ``?`` or an empty line lists
+the legal ones and the game's shortcuts; ``quit`` leaves) and answers a wrong one with the
+legal ones; end of input or Ctrl-C ends the match cleanly. Every action is told as people
+speak: ``You call``, ``player_1 (heuristic) discards +``. At a terminal, keys typed while an
 agent thinks are dropped before each prompt, so they are never read as the next action.
-:func:`demo` lets agents play a few seeded hands and narrates them.
-Both write to ``out`` and read from ``read_line``, so tests can script them.
+:func:`demo` lets agents play a few seeded hands of Equation Hi-Lo and narrates them. Both
+write to ``out`` and read from ``read_line``, so tests can script them.
+
+The terminal-view protocol
+--------------------------
+Everything game-specific lives in the game's terminal view, the module its
+:class:`~hilo_env.game_spec.GameSpec` names as ``terminal`` (``hilo_env/<game>/terminal.py``;
+it imports no RL library and nothing of ``hilo_env.agents``, ``envs``, ``training`` or
+``cli``). A fourth game writes one such module; :class:`TerminalView` lists what it defines at
+module level, and the loop reads nothing else of the game. ``state`` is the game's engine
+state for one episode (one unit): it has ``current_player`` (None once the episode is over),
+``legal_actions()`` (action ids) and ``step(action)``. In order of use:
+
+==================================  =========================================================
+``DEFAULT_COUNT: int``              units a match plays when none is asked for
+``SHORTCUTS: str``                  the shortcuts ``help`` prints after the legal actions
+                                    (and ``hilo play --help`` shows); ``""`` for none
+``player_name(seat) -> str``        a seat's name (``player_0``)
+``match_rules(rules, count)``       the rules a match of ``count`` units plays under (the
+                                    agents are made for them)
+``observer(rules)``                 ``f(state, seat) -> (observation, action_mask)``: what the
+                                    game's env gives the agent of that seat
+``intro(rules) -> list[str]``       paragraphs after the loop's "You are ..." line (wrapped to
+                                    80 columns; a quoted ``'play 7 7'`` is never split)
+``deals(rules, seed, count)``       an iterator of the match's episodes: each state is asked
+                                    for after the previous one is over (it may be the same
+                                    object moved on); it may stop before ``count``
+``table(state, seat) -> str``       what the person sees before each of its decisions
+``parse_command(text, legal)``      the action id a typed command names; a ValueError whose
+                                    message is said to the person (with the legal ones)
+``legal_text(legal) -> str``        the legal actions for people: ``fold, call, raise 3..9``
+``phrase(action, hidden) -> str``   the action as a verb phrase in the imperative (``call``,
+                                    ``raise to 5``, ``pick up``): the loop says ``You call``
+                                    for the person and ``player_1 (heuristic) calls`` for a
+                                    bot; ``hidden``: what the person may not learn (a secret
+                                    declaration, a passed card) stays hidden
+``news(state) -> list[str]``        lines on what the last step caused besides the action
+                                    (``player_2 goes out and wins round 1``); often ``[]``
+``outcome(state, seat)``            lines at the end of an episode (the showdown)
+``score(state, seat) -> float``     the person's score in the episode so far (also of one
+                                    left unfinished); :func:`play` returns their sum
+``match_end(state, seat, total,     the last lines, after ``played`` finished episodes
+played) -> list[str]``
+==================================  =========================================================
 """
 
 from __future__ import annotations
@@ -15,194 +59,158 @@ import contextlib
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, TextIO
 
 import numpy as np
 
+from hilo_env import games
 from hilo_env.agents.base import Agent
-from hilo_env.agents.registry import make, needs_extra
-from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo import cards, solver
+from hilo_env.agents.registry import check, make, needs_extra
+from hilo_env.equation_hilo import terminal as equation_hilo_view
 from hilo_env.equation_hilo.engine import Game, Phase
-from hilo_env.equation_hilo.observation import Encoder, action_mask
-from hilo_env.equation_hilo.render import (
-    DECLARATION_NAMES,
-    player_name,
-    render_text,
-)
-from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.game_spec import load
 
 QUIT_WORDS = ("quit", "exit", "q")
-HELP_WORDS = ("", "help", "?", "h")
-ALL_IN_WORDS = ("allin", "all-in", "all in", "shove")
+HELP_WORDS = ("", "help", "?")
 PROMPT = "your action> "
+YOU = "You"
+"""Who the person's own actions are told of."""
 WIDTH = 80
 """Columns the intro and help texts are wrapped to."""
+SHORTCUTS_HELP = equation_hilo_view.SHORTCUTS
+"""The default game's shortcuts (each game's are its terminal view's ``SHORTCUTS``)."""
 DEMO_AGENTS = ("heuristic", "caller")
 """The demo's agents, seated in turn (repeated when the rules have more players)."""
-SHORTCUTS_HELP = (
-    "Shortcuts: a bare number N is 'raise N'; 'all-in' (or 'allin', 'shove') raises to the "
-    "cap; the first letters of fold, check, call, low, high, swing are enough when only one "
-    "legal action starts with them ('f', 'l', 'sw'); 'bet N' is 'raise N'. In 'raise N', N "
-    "is your total wager this hand (ante included), not the chips added.")
-"""What ``help`` prints after the legal actions (and ``hilo play --help`` repeats)."""
-LEGEND = ("Table: a card is its number and suit letter (G gold, S silver, B bronze, K black), "
-          "× and √ are the special cards, [??] a hidden card; D marks the dealer button, > the "
-          "player to act.")
-"""The intro's key to the rendered table."""
-_RAISE = re.compile(r"(?:raise|bet) \d+")
-_ACTION_ARGUMENT = re.compile(r"\b(?:raise|bet|discard) (?:N\b|\d+|[-+*/×÷−])")
+_QUOTED = re.compile(r"(?<!\w)'[^'\s][^'\n]{0,18}'(?!\w)")
+"""A short quoted command (``'raise 5'``): :func:`wrap` never splits it."""
 
 
-def parse_command(text: str, legal: Sequence[int]) -> int:
-    """The legal action a typed command names; ValueError with the legal ones otherwise.
+class TerminalView(Protocol):
+    """What a game's terminal view module defines (see the module docstring's table)."""
 
-    Besides the action texts of :mod:`equation_hilo.actions`, a bare number is a raise to that
-    total, ``all-in`` a raise to the cap, and the first letters of ``fold check call low high
-    swing`` are enough when unambiguous.
-    """
-    t = " ".join(text.strip().lower().split())
-    raises = [a for a in legal if a >= A.FIRST_RAISE]
-    if t in ALL_IN_WORDS and raises:
-        return raises[-1]
-    if t.isdigit():
-        t = f"raise {t}"
-    words = ("fold", "check", "call", "low", "high", "swing")
-    matches = [w for w in words if t and w.startswith(t) and A.string_to_action(w) in legal]
-    if len(matches) == 1 and t not in words:
-        t = matches[0]
-    try:
-        action = A.string_to_action(t)
-    except ValueError:
-        raise ValueError(f"{text.strip()!r} is not an action{_raise_note(t, raises)}. Legal "
-                         f"now: {A.describe_legal(legal)}") from None
-    if action not in legal:
-        raise ValueError(f"{text.strip()!r} is not legal now{_raise_note(t, raises)}. Legal "
-                         f"now: {A.describe_legal(legal)}")
-    return action
+    DEFAULT_COUNT: int
+    SHORTCUTS: str
+
+    def player_name(self, seat: int) -> str: ...
+    def match_rules(self, rules: Any, count: int) -> Any: ...
+    def observer(self, rules: Any) -> Callable[[Any, int], tuple[np.ndarray, np.ndarray]]: ...
+    def intro(self, rules: Any) -> list[str]: ...
+    def deals(self, rules: Any, seed: int, count: int) -> Iterator[Any]: ...
+    def table(self, state: Any, seat: int) -> str: ...
+    def parse_command(self, text: str, legal: Sequence[int]) -> int: ...
+    def legal_text(self, legal: Sequence[int]) -> str: ...
+    def phrase(self, action: int, hidden: bool) -> str: ...
+    def news(self, state: Any) -> list[str]: ...
+    def outcome(self, state: Any, seat: int) -> list[str]: ...
+    def score(self, state: Any, seat: int) -> float: ...
+    def match_end(self, state: Any, seat: int, total: float, played: int) -> list[str]: ...
 
 
-def _raise_note(command: str, raises: Sequence[int]) -> str:
-    """For a refused ``raise N``: what N means, and the totals allowed now."""
-    if not _RAISE.fullmatch(command):
-        return ""
-    if not raises:
-        return " (no raise is allowed now)"
-    lo, hi = A.raise_total(raises[0]), A.raise_total(raises[-1])
-    return f" (N in 'raise N' is your total wager this hand, {lo}..{hi} now)"
+def view(game: str | None = None) -> TerminalView:
+    """The terminal view of ``game`` (None: the default game); ValueError for an unknown one."""
+    return load(games.get(game).terminal)
 
 
-def equations_text(game: Game, seat: int) -> str | None:
-    """A seat's best Low and High equations once its four numbers are known, else None."""
-    numbers = game.number_cards(seat)
-    if len(numbers) < 4 or numbers[0] < 0 or (game.phase == Phase.DISCARD
-                                               and game.current_player == seat):
-        return None
-    sol = solver.solve([c // cards.NUM_SUITS for c in numbers], game.operators[seat],
-                       game.roots[seat], integer_results=game.rules.integer_results)
-    parts = []
-    for side, eq in (("Low", sol.low), ("High", sol.high)):
-        parts.append(f"{side} {eq.equation} = {eq.value:.4g}" if eq else f"{side}: none valid")
-    return "Your best equations: " + ";  ".join(parts)
-
-
-def _rule(title: str, width: int = 64) -> str:
-    head = f"── {title} "
-    return head + "─" * max(3, width - len(head))
-
-
-class _Seats:
-    """The agents at the table, and their decisions from the engine's state."""
-
-    def __init__(self, game: Game, agents: dict[int, Agent]) -> None:
-        self.encoder = Encoder(game.rules)
-        self.agents = agents
-
-    def act(self, game: Game) -> int:
-        seat = game.current_player
-        return int(self.agents[seat].act(self.encoder.encode(game, seat), action_mask(game)))
-
-
-def _narrate(game: Game, seat: int, action: int, label: str, secret: bool) -> str:
-    who = f"{player_name(seat)} ({label})"
-    if action in A.DECLARATIONS:
-        return f"  {who} declares" + (" (secretly)" if secret else
-                                      f" {DECLARATION_NAMES[action]}")
-    if action >= A.FIRST_RAISE:
-        return f"  {who} raises to {A.raise_total(action)}"
-    text = {A.FOLD: "folds", A.CHECK: "checks", A.CALL: "calls"}.get(action)
-    return f"  {who} {text or A.action_to_string(action)}"
-
-
-def play(opponent: str = "heuristic", rules: RuleSet | str = "standard", hands: int = 3,
-         seed: int = 0, seat: int = 0, read_line: Callable[[str], str] | None = None,
-         out: TextIO | None = None) -> int:
-    """A person (seat ``seat``) plays ``hands`` hands against ``opponent`` in every other
-    seat; returns the person's chips won. End of input, Ctrl-C or ``quit`` stop early.
-    ``read_line(prompt)`` reads a command (default: :func:`terminal_reader`)."""
+def play(opponent: str | None = None, rules: Any = None, count: int | None = None,
+         seed: int = 0, seat: int = 0, *, game: str | None = None,
+         read_line: Callable[[str], str] | None = None, out: TextIO | None = None) -> float:
+    """A person (seat ``seat``) plays ``count`` units of ``game`` (None: the view's
+    ``DEFAULT_COUNT``) with ``opponent`` (None: the spec's baseline) in every other seat;
+    returns the person's total score (chips, rewards, rounds won). End of input, Ctrl-C or
+    ``quit`` stop early. ``read_line(prompt)`` reads a command (default:
+    :func:`terminal_reader`). Bad arguments raise ValueError before anything is said."""
+    spec = games.get(game)
+    shown = view(spec.name)
+    opponent = spec.baseline if opponent is None else opponent
+    check(opponent, spec.name)
+    count = shown.DEFAULT_COUNT if count is None else count
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"--{spec.unit}s must be at least 1, not {count!r}")
+    rules = shown.match_rules(spec.rules(rules), count)
+    n = rules.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, not {seat!r}")
     out = out or sys.stdout
     read_line = read_line or terminal_reader()
-    rules = resolve(rules)
-    if hands < 1:
-        raise ValueError(f"--hands must be at least 1, not {hands}")
-    rules = rules.replace(hands_per_episode=hands)
-    n = rules.num_players
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, not {seat}")
 
     def say(text: str = "") -> None:
         print(text, file=out, flush=True)
 
-    if needs_extra(opponent):  # a model loads when made, in seconds: say so before the wait
+    if needs_extra(opponent, spec.name):  # a model loads when made, in seconds: say so first
         say(f"Loading the {opponent} model...")
-    bots = {s: make(opponent, rules, seed=seed + 1 + s) for s in range(n) if s != seat}
-    game = Game(rules, np.random.default_rng(seed))
-    seats = _Seats(game, bots)
+    bots = {s: make(opponent, rules, seed=seed + 1 + s, game=spec.name)
+            for s in range(n) if s != seat}
+    observe = shown.observer(rules)
+    units = f"{count} {spec.unit}{'s' if count > 1 else ''}"
+    me = shown.player_name(seat)
+    say(wrap(f"You are {me}, in a team with {n - 1} {opponent} bot{'s' if n > 2 else ''} "
+             f"({n} players, {units})." if spec.cooperative else
+             f"You are {me} against {opponent} ({n} players, {units})."))
+    for paragraph in shown.intro(rules):
+        say(wrap(paragraph))
+    say(wrap("'help' lists the legal actions and the shortcuts, 'quit' leaves."))
 
-    say(_wrap(f"You are {player_name(seat)} against {opponent} ({n} players, {hands} hand"
-              f"{'s' if hands > 1 else ''}, {rules.starting_stack} chips each)."))
-    say(_wrap("Type an action when asked: check, call, fold, raise 5, low, high"
-              + (", swing" if rules.swing else "") + ", discard +; 'help' lists the legal "
-              "ones and the shortcuts, 'quit' leaves."))
-    say(_wrap(LEGEND))
-    while True:
+    def help_lines(legal: list[int]) -> list[str]:
+        return [f"Legal now: {shown.legal_text(legal)}",
+                *([wrap(shown.SHORTCUTS)] if shown.SHORTCUTS else [])]
+
+    total, played, state = 0, 0, None
+    for state in shown.deals(rules, seed, count):
         say()
-        say(_rule(f"Hand {game.hand_number} of {hands}"))
-        while game.phase < Phase.HAND_OVER:
-            s = game.current_player
-            if s != seat:
-                action = seats.act(game)
-                say(_narrate(game, s, action, opponent, secret=True))
-                game.step(action)
-                continue
-            say(render_text(game, viewer=seat))
-            hint = equations_text(game, seat)
-            if hint:
-                say(hint)
-            action = ask(game.legal_actions(), read_line, say, parse_command, _help_lines)
-            if action is None:
-                say("Bye.")
-                return game.stacks[seat] - rules.starting_stack  # the wager is forfeit
-            game.step(action)
-        say(render_text(game, viewer=seat))
-        net = game.result.net[seat]
-        say("You broke even this hand." if net == 0 else
-            f"You {'won' if net > 0 else 'lost'} {abs(net)} chip{'s' if abs(net) != 1 else ''} "
-            "this hand.")
-        if game.phase == Phase.MATCH_OVER:
-            break
-        game.start_next_hand()
-    won = game.stacks[seat] - rules.starting_stack
+        say(rule(f"{spec.unit.capitalize()} {played + 1} of {count}"))
+        while state.current_player is not None:
+            s = state.current_player
+            if s == seat:
+                say(shown.table(state, seat))
+                action = ask(state.legal_actions(), read_line, say, shown.parse_command,
+                             help_lines)
+                if action is None:
+                    say("Bye.")
+                    return total + shown.score(state, seat)
+                say(narration(shown, action))
+            else:
+                action = int(bots[s].act(*observe(state, s)))
+                say(narration(shown, action, f"{shown.player_name(s)} ({opponent})"))
+            state.step(action)
+            for line in shown.news(state):
+                say(line)
+        for line in shown.outcome(state, seat):
+            say(line)
+        total += shown.score(state, seat)
+        played += 1
     say()
-    say(f"Match over after {game.hand_number} hand{'s' if game.hand_number > 1 else ''}: "
-        f"you have {game.stacks[seat]} chips ({won:+d}).")
-    return won
+    for line in shown.match_end(state, seat, total, played):
+        say(line)
+    return total
 
 
-def _wrap(text: str) -> str:
-    """``text`` wrapped to ``WIDTH`` columns, never between an action and its argument."""
-    glued = _ACTION_ARGUMENT.sub(lambda m: m[0].replace(" ", "\0"), text)
+def narration(shown: TerminalView, action: int, who: str | None = None,
+              hidden: bool = True) -> str:
+    """One line for an action: the person's (``who`` None: ``You call``) or another seat's
+    (``player_1 (heuristic) calls``), what the person may not see hidden unless ``hidden`` is
+    False (the demo shows everything)."""
+    if who is None:
+        return f"  {YOU} {shown.phrase(action, hidden=False)}"
+    return f"  {who} {third_person(shown.phrase(action, hidden=hidden))}"
+
+
+def third_person(phrase: str) -> str:
+    """``call`` -> ``calls``, ``pass 7S`` -> ``passes 7S``: the verb (first word) conjugated."""
+    verb, _, rest = phrase.partition(" ")
+    verb += "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s"
+    return f"{verb} {rest}" if rest else verb
+
+
+def rule(title: str, width: int = 64) -> str:
+    """A heading line: ``── Hand 1 of 3 ────``."""
+    head = f"── {title} "
+    return head + "─" * max(3, width - len(head))
+
+
+def wrap(text: str) -> str:
+    """``text`` wrapped to ``WIDTH`` columns, never inside a short quoted command."""
+    glued = _QUOTED.sub(lambda m: m[0].replace(" ", "\0"), text)
     return textwrap.fill(glued, WIDTH).replace("\0", " ")
 
 
@@ -244,7 +252,7 @@ def ask(legal: list[int], read_line: Callable[[str], str], say: Callable[[str], 
         help_words: Sequence[str] = HELP_WORDS) -> int | None:
     """Read commands until ``parse`` takes one as a legal action (its ValueError is said and
     the prompt asked again); ``help_words`` say ``help_lines(legal)``; None to stop (a quit
-    word, end of input, Ctrl-C). Every game's terminal play asks through it."""
+    word, end of input, Ctrl-C)."""
     while True:
         try:
             text = read_line(PROMPT)
@@ -264,18 +272,16 @@ def ask(legal: list[int], read_line: Callable[[str], str], say: Callable[[str], 
             say(str(exc))
 
 
-def _help_lines(legal: list[int]) -> list[str]:
-    return [f"Legal now: {A.describe_legal(legal)}", _wrap(SHORTCUTS_HELP)]
-
-
-def demo(names: Sequence[str] | None = None, rules: RuleSet | str = "standard",
+def demo(names: Sequence[str] | None = None, rules: Any = "standard",
          hands: int = 3, seed: int = 0, out: TextIO | None = None) -> dict[str, int]:
-    """Agents play ``hands`` seeded single hands (fresh stacks, seats rotating each hand),
-    narrated: the table at each new deal, every action, the equations at showdown, and a
-    one-line summary. ``names`` defaults to ``DEMO_AGENTS`` in turn, one per seat the rules
-    have. Returns the chips each agent won, by label (``heuristic``, ``heuristic #2``...)."""
+    """Agents play ``hands`` seeded single hands of Equation Hi-Lo (fresh stacks, seats
+    rotating each hand), narrated: the table at each new deal, every action, the equations at
+    showdown, and a one-line summary. ``names`` defaults to ``DEMO_AGENTS`` in turn, one per
+    seat the rules have. Returns the chips each agent won, by label (``heuristic``,
+    ``heuristic #2``...)."""
     out = out or sys.stdout
-    rules = resolve(rules).replace(hands_per_episode=1)
+    shown = equation_hilo_view
+    rules = games.get(games.DEFAULT).rules(rules).replace(hands_per_episode=1)
     n = rules.num_players
     if hands < 1:
         raise ValueError(f"--hands must be at least 1, not {hands}")
@@ -283,10 +289,11 @@ def demo(names: Sequence[str] | None = None, rules: RuleSet | str = "standard",
     names = list(names) if chosen else [DEMO_AGENTS[i % len(DEMO_AGENTS)] for i in range(n)]
     if len(names) != n:
         raise ValueError(f"these rules seat {n} agents, got {len(names)}: {names}")
-    players = [make(nm, rules, seed=seed + i) for i, nm in enumerate(names)]
+    players: list[Agent] = [make(nm, rules, seed=seed + i) for i, nm in enumerate(names)]
     labels = [nm if names[:i].count(nm) == 0 else f"{nm} #{names[:i].count(nm) + 1}"
               for i, nm in enumerate(names)]
     won = dict.fromkeys(labels, 0)
+    observe = shown.observer(rules)
 
     def say(text: str = "") -> None:
         print(text, file=out)
@@ -294,43 +301,32 @@ def demo(names: Sequence[str] | None = None, rules: RuleSet | str = "standard",
     say(f"Equation Hi-Lo: {' vs '.join(labels)}, {hands} hand{'s' if hands > 1 else ''}, "
         f"seed {seed}.")
     if not chosen and n > len(DEMO_AGENTS):
-        say(_wrap(f"These rules seat {n} players, so the demo's agents "
-                  f"({' and '.join(DEMO_AGENTS)}) take the seats in turn."))
-    say(_wrap("Each player gets a hidden card and face-up cards, bets, then declares Low (an "
-              "equation near 1), High (near 20) or Swing (both); the best equation of each "
-              "side takes half the pot."))
+        say(wrap(f"These rules seat {n} players, so the demo's agents "
+                 f"({' and '.join(DEMO_AGENTS)}) take the seats in turn."))
+    say(wrap("Each player gets a hidden card and face-up cards, bets, then declares Low (an "
+             "equation near 1), High (near 20) or Swing (both); the best equation of each "
+             "side takes half the pot."))
     for h in range(hands):
         order = [(s + h) % n for s in range(n)]  # seat s holds labels[order[s]]
         label = [labels[i] for i in order]
         game = Game(rules, np.random.default_rng([seed, h]))
-        seats = _Seats(game, {s: players[i] for s, i in enumerate(order)})
         say()
-        say(_rule(f"Hand {h + 1} of {hands}: " + ", ".join(
-            f"{player_name(s)} {nm}" for s, nm in enumerate(label))))
-        shown = None
+        say(rule(f"Hand {h + 1} of {hands}: " + ", ".join(
+            f"{shown.player_name(s)} {nm}" for s, nm in enumerate(label))))
+        dealt = None
         while game.phase < Phase.HAND_OVER:
-            state = (game.round, sum(len(u) for u in game.up))
-            if state != shown and game.phase != Phase.DECLARE:
-                shown = state
-                say(_table(game))
+            cards_out = (game.round, sum(len(u) for u in game.up))
+            if cards_out != dealt and game.phase != Phase.DECLARE:
+                dealt = cards_out
+                say(shown.spectator_table(game))
             s = game.current_player
-            action = seats.act(game)
-            say(_narrate(game, s, action, label[s], secret=False))
+            action = int(players[order[s]].act(*observe(game, s)))
+            say(narration(shown, action, f"{shown.player_name(s)} ({label[s]})", hidden=False))
             game.step(action)
-        say(_table(game))
+        say(shown.spectator_table(game))
         for s, chips in enumerate(game.result.net):
             won[label[s]] += chips
     say()
     say(f"After {hands} hand{'s' if hands > 1 else ''}: "
         + ", ".join(f"{nm} {w:+d} chips" for nm, w in won.items()) + ".")
     return won
-
-
-def _table(game: Game) -> str:
-    """The rendered table without the hand counter of a single-hand game and the 'to act'
-    line (the narration says who acts)."""
-    lines = render_text(game, viewer=None).split("\n")
-    lines[0] = lines[0].replace(f"Hand {game.hand_number}/{game.rules.hands_per_episode}  ", "")
-    if game.result is None:
-        lines = lines[:-1]
-    return "\n".join(line for line in lines if not line.lstrip().startswith("Match over"))

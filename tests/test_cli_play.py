@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import io
+import itertools
 import subprocess
 import sys
 
 import pytest
 
-from hilo_env.agents.play import parse_command, play
+from hilo_env.agents import play as play_module
+from hilo_env.agents.play import narration, play, third_person, view
 from hilo_env.cli import main
 from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo.terminal import parse_command
+from hilo_env.himilo import actions as HIMILO
+from hilo_env.himilo.rules import RuleSet as HimiloRules
+from hilo_env.lohi import actions as LOHI
 
 # Enough answers to finish a hand against the caller whatever is dealt: the ones that are not
 # legal at a prompt are answered with the legal ones and the next line is read.
@@ -70,11 +76,11 @@ def test_play_ctrl_c_and_quit_end_cleanly():
     def interrupt(prompt):
         raise KeyboardInterrupt
 
-    assert play("caller", hands=1, read_line=interrupt, out=out) <= 0
+    assert play("caller", count=1, read_line=interrupt, out=out) <= 0
     assert "Bye." in out.getvalue()
     out = io.StringIO()
     answers = iter(["quit"])
-    play("random", hands=1, read_line=lambda prompt: next(answers), out=out)
+    play("random", count=1, read_line=lambda prompt: next(answers), out=out)
     assert "Bye." in out.getvalue()
 
 
@@ -151,7 +157,7 @@ def test_play_intro_legend_and_width(capsys, monkeypatch):
 def test_help_lists_the_shortcuts():
     out = io.StringIO()
     answers = iter(["help", "quit"])
-    play("caller", hands=1, read_line=lambda prompt: next(answers), out=out)
+    play("caller", count=1, read_line=lambda prompt: next(answers), out=out)
     text = " ".join(out.getvalue().split())
     assert "Legal now: fold, check, raise 2..100" in text
     assert "a bare number N is 'raise N'" in text and "'all-in'" in text
@@ -173,19 +179,17 @@ def test_refused_raise_says_what_n_is():
 
 
 def test_ppo_opponent_says_it_loads_before_the_wait(monkeypatch):
-    from hilo_env.agents import play as play_module
-
     events = []
     real_make = play_module.make
 
-    def make(name, rules, seed):
+    def make(name, rules, seed, game):
         events.append("made")
-        return real_make("caller", rules, seed)
+        return real_make("caller", rules, seed, game=game)
 
     monkeypatch.setattr(play_module, "make", make)
     out = io.StringIO()
     monkeypatch.setattr(out, "write", lambda text: events.append(text) or len(text))
-    play("ppo", hands=1, read_line=lambda prompt: "quit", out=out)
+    play("ppo", count=1, read_line=lambda prompt: "quit", out=out)
     assert events.index("Loading the ppo model...") < events.index("made")
 
 
@@ -213,3 +217,64 @@ def test_terminal_reader_drops_keys_typed_meanwhile(monkeypatch):
 
     monkeypatch.setattr(termios, "tcflush", fails)
     assert terminal_reader(Tty())("> ") == "call"  # a failed flush is harmless
+
+
+def test_h_declares_high_and_help_stays_on_help_words():
+    declare = [A.DECLARE_LOW, A.DECLARE_HIGH, A.DECLARE_SWING]
+    assert parse_command("h", declare) == A.DECLARE_HIGH
+    assert parse_command("H", declare[:2]) == A.DECLARE_HIGH
+    with pytest.raises(ValueError, match="'h' is not an action"):
+        parse_command("h", [A.FOLD, A.CHECK])
+    for word in ("help", "?", ""):
+        out = io.StringIO()
+        answers = iter([word, "quit"])
+        play("caller", count=1, read_line=lambda prompt, a=answers: next(a), out=out)
+        assert "Legal now: fold, check, raise 2..100" in out.getvalue()
+
+
+def test_a_session_echoes_the_persons_actions():
+    """Every action the person takes is said back; ``h`` at the declaration is High."""
+    out = io.StringIO()
+    answers = itertools.islice(itertools.cycle(["check", "call", "discard +", "discard -",
+                                                "h"]), 200)
+    play("caller", count=1, seed=3, read_line=lambda prompt: next(answers), out=out)
+    text = out.getvalue()
+    assert "  You check" in text and "  You declare high" in text
+    assert "Shortcuts:" not in text  # 'h' was never read as 'help'
+    assert "Match over after 1 hand" in text
+
+
+def test_narration_reads_as_people_speak():
+    hilo, lohi, himilo = view("hilo"), view("lohi"), view("himilo")
+    bot = "player_1 (heuristic)"
+    assert narration(hilo, A.DISCARD_PLUS, bot) == "  player_1 (heuristic) discards +"
+    assert narration(hilo, A.CALL) == "  You call"
+    assert narration(hilo, A.raise_to(5), bot) == "  player_1 (heuristic) raises to 5"
+    assert narration(hilo, A.DECLARE_HIGH) == "  You declare high"
+    assert narration(hilo, A.DECLARE_HIGH, bot) == "  player_1 (heuristic) declares (secretly)"
+    assert narration(hilo, A.DECLARE_HIGH, bot, hidden=False).endswith("declares high")
+    assert narration(lohi, LOHI.PICK_UP, bot).endswith("(heuristic) picks up")
+    assert narration(lohi, LOHI.HIGHER, bot).endswith("(heuristic) chooses higher")
+    assert narration(lohi, LOHI.string_to_action("play 7 7")) == "  You play 7 7"
+    card = HIMILO.pass_card(3)
+    assert narration(himilo, card) == f"  You {HIMILO.action_to_string(card)}"
+    assert narration(himilo, card, "player_2 (team)") == "  player_2 (team) passes a card"
+    assert narration(himilo, HIMILO.BID_HIGH, "player_2 (team)").endswith("team) bids high")
+    assert [third_person(v) for v in ("fold", "pass 7S", "touch", "fix it")] == \
+        ["folds", "passes 7S", "touches", "fixes it"]
+
+
+def test_default_opponent_count_and_bad_arguments():
+    out = io.StringIO()
+    play(read_line=lambda prompt: "quit", out=out)
+    assert "against heuristic (2 players, 3 hands)" in out.getvalue()
+    with pytest.raises(ValueError, match="--hands must be at least 1, not 0"):
+        play(count=0)
+    with pytest.raises(ValueError, match="--games must be at least 1"):
+        play(count=0, game="lohi")
+    with pytest.raises(ValueError, match=r"--seat must be 0\.\.2 for 3 players, not 3"):
+        play(seat=3, game="himilo", rules=HimiloRules(num_players=3))
+    with pytest.raises(ValueError, match="unknown agent 'team'"):
+        play("team")
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        play(game="chess")

@@ -10,21 +10,23 @@ import sys
 import numpy as np
 import pytest
 
-from hilo_env.agents.himilo import TeamAgent, card_power, make, names
-from hilo_env.agents.play_himilo import parse_command, play
+from hilo_env.agents.himilo import TeamAgent, card_power
+from hilo_env.agents.play import play
+from hilo_env.agents.registry import make, names
 from hilo_env.cli import main
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import cards
 from hilo_env.himilo.engine import Round
 from hilo_env.himilo.observation import Encoder, action_mask
 from hilo_env.himilo.rules import RuleSet
+from hilo_env.himilo.terminal import parse_command
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
 @pytest.mark.parametrize("name", ["random", "team"])
 def test_agents_play_legal_actions(n: int, name: str) -> None:
     rules = RuleSet(num_players=n, visible_win_cards=5)
-    team = [make(name, rules, seed=s) for s in range(n)]
+    team = [make(name, rules, seed=s, game="himilo") for s in range(n)]
     encoder = Encoder(rules)
     for r in range(3):
         game = Round(rules, np.random.default_rng(r))
@@ -37,10 +39,10 @@ def test_agents_play_legal_actions(n: int, name: str) -> None:
 
 
 def test_registry() -> None:
-    assert names() == ["random", "team"]
-    assert isinstance(make("team", "hardcore"), TeamAgent)
+    assert names("himilo")[:2] == ["random", "team"]
+    assert isinstance(make("team", "hardcore", game="himilo"), TeamAgent)
     with pytest.raises(ValueError, match="choose from random, team"):
-        make("heuristic")
+        make("heuristic", game="himilo")
 
 
 def test_card_power_follows_the_win_cards() -> None:
@@ -69,7 +71,7 @@ def test_play_scripted_round() -> None:
     out = io.StringIO()
     every = ["low", "middle", "high", *(cards.card_str(c) for c in range(48))]
     answers = itertools.chain(["help", "bogus"], itertools.cycle(every))
-    won = play("team", RuleSet(num_players=3), rounds=1, seed=2,
+    won = play("team", RuleSet(num_players=3), 1, seed=2, game="himilo",
                read_line=lambda prompt: next(answers), out=out)
     text = out.getvalue()
     assert "Legal now: bid low, bid middle, bid high" in text

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from hilo_env.agents import RandomAgent
-from hilo_env.agents import lohi as lohi_agents
-from hilo_env.agents.play_lohi import parse_command, play
+from hilo_env.agents.play import play
+from hilo_env.agents.registry import make, names
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.observation import Encoder, action_mask
+from hilo_env.lohi.terminal import parse_command
 from tests.lohi_helpers import play as deal_and_play
 
 P1 = ["2H", "4H", "5S", "QH", "AD"]
@@ -20,7 +21,7 @@ P1 = ["2H", "4H", "5S", "QH", "AD"]
 def decide(hands: list, face_up: str, moves: list[str]) -> str:
     """The heuristic's action text for the player to act after ``moves``."""
     game = deal_and_play(hands, face_up, moves)
-    bot = lohi_agents.make("heuristic", game.rules)
+    bot = make("heuristic", game.rules, game="lohi")
     seat = game.current_player
     return A.TEXTS[bot.act(Encoder(game.rules).encode(game, seat), action_mask(game))]
 
@@ -56,19 +57,19 @@ def test_heuristic_choice_and_call() -> None:
 
 
 def test_names_and_make() -> None:
-    assert lohi_agents.names() == ["random", "heuristic"]
-    assert isinstance(lohi_agents.make("random", "single_round", seed=3), RandomAgent)
+    assert names("lohi")[:2] == ["random", "heuristic"]
+    assert isinstance(make("random", "single_round", seed=3, game="lohi"), RandomAgent)
     with pytest.raises(ValueError, match="choose from random, heuristic"):
-        lohi_agents.make("caller")
+        make("caller", game="lohi")
 
 
 def test_act_batch_returns_legal_actions() -> None:
     game = deal_and_play([["6S", "7H", "8C", "9D", "KD"], P1], "4D", [])
     obs = Encoder(game.rules).encode(game, 0)
     mask = action_mask(game)
-    for name in lohi_agents.names():
-        actions = lohi_agents.make(name, game.rules).act_batch(np.stack([obs] * 3),
-                                                               np.stack([mask] * 3))
+    for name in ("random", "heuristic"):
+        actions = make(name, game.rules, game="lohi").act_batch(np.stack([obs] * 3),
+                                                                np.stack([mask] * 3))
         assert actions.shape == (3,) and mask[actions].all()
 
 
@@ -90,7 +91,8 @@ def test_scripted_play_session() -> None:
     def read(prompt: str) -> str:
         return next(lines)
 
-    total = play("heuristic", "single_round", games=1, seed=0, read_line=read, out=out)
+    total = play("heuristic", "single_round", 1, seed=0, game="lohi", read_line=read,
+                 out=out)
     text = out.getvalue()
     assert "Legal now: pick up" in text and "'fold' is not an action" in text
     assert text.rstrip().endswith("Bye.") and total == 0.0
@@ -102,5 +104,5 @@ def test_play_until_the_end_of_input() -> None:
     def read(prompt: str) -> str:
         raise EOFError
 
-    assert play("random", "single_round", games=2, read_line=read, out=out) == 0.0
+    assert play("random", "single_round", 2, game="lohi", read_line=read, out=out) == 0.0
     assert "Bye." in out.getvalue()
