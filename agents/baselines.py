@@ -9,8 +9,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hilo_env.agents.base import Agent, TableView, read_observation, read_observations
+from hilo_env.agents.base import Agent
 from hilo_env.agents.equity import Estimator
+from hilo_env.agents.table_view import (
+    TableReader,
+    TableView,
+    read_observation,
+    read_observations,
+)
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.rules import RuleSet
@@ -84,7 +90,7 @@ def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-class CallerAgent(Agent):
+class CallerAgent(TableReader):
     """A calling station: checks or calls, never raises or folds.
 
     Declares the side its own best distance is smaller on (Low on a tie, never Swing). After a
@@ -141,7 +147,7 @@ class CallerAgent(Agent):
         return min(discards, key=best)
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(TableReader):
     """Rule-based and solver-informed: plays its showdown equity against what it can see.
 
     *Equity* is the expected share of the final pot, from :class:`agents.equity.Estimator`: its

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hilo_env.agents.base import TableView
+from hilo_env.agents.table_view import TableView
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.rules import RuleSet

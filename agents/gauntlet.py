@@ -32,8 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hilo_env.agents.base import Agent, TableView
+from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import HeuristicAgent
+from hilo_env.agents.table_view import TableView
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.rules import RuleSet
 

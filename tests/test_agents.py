@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from hilo_env import agents
-from hilo_env.agents.base import read_observation
 from hilo_env.agents.equity import (
     HIGH,
     LOW,
@@ -23,6 +22,7 @@ from hilo_env.agents.equity import (
     compare,
 )
 from hilo_env.agents.ppo import PPOAgent, rules_path, save_model
+from hilo_env.agents.table_view import read_observation
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, showdown
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -115,6 +115,21 @@ def test_caller_never_raises_or_folds():
     for _ in play_hands(rules, [Spy(rules), agents.make("random", rules)], 200):
         pass
     assert seen and not any(a == A.FOLD or a >= A.FIRST_RAISE for a in seen)
+
+
+def test_the_generic_agent_carries_no_game_layout():
+    """The observation layout belongs to Equation Hi-Lo's table readers, not to every agent;
+    the reader's public names stay importable from ``hilo_env.agents``."""
+    from hilo_env.agents import TableView as Exported
+    from hilo_env.agents import read_observation as exported
+    from hilo_env.agents.table_view import TableReader, TableView
+    from hilo_env.equation_hilo.observation import layout
+
+    lohi_bot = agents.make("heuristic", game="lohi")
+    assert not hasattr(agents.Agent, "layout") and not hasattr(lohi_bot, "layout")
+    bot = agents.make("heuristic", "classic")
+    assert isinstance(bot, TableReader) and bot.layout == layout(bot.rules)
+    assert Exported is TableView and exported is read_observation
 
 
 def test_read_observation_matches_the_game():

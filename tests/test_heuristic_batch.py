@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hilo_env.agents.base import read_observation, read_observations
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, sample_legal
 from hilo_env.agents.gauntlet import factory
+from hilo_env.agents.table_view import read_observation, read_observations
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.vector import VectorGame
 
