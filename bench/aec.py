@@ -81,6 +81,10 @@ class NoOpEnv(AECEnv):
                      "action_mask": np.ones(space["action_mask"].shape, np.int8)}
         self.action_spaces = {a: like.action_space(a) for a in self.possible_agents}
 
+    def action_id(self, action: Any) -> int:
+        """The action as an int: what the wrappers ask of every raw env (no check here)."""
+        return int(action)
+
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 

@@ -568,7 +568,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     print(f"training {config.name}: {config.total_timesteps:,} decisions, outputs in "
           f"{config.run_dir}/ (tensorboard --logdir {config.run_dir}/tb)")
     try:
-        model = train(config, progress=not args.no_progress, on_eval=_print_eval)
+        model = train(config, progress=not args.no_progress, on_eval=_eval_printer(config.game))
     except KeyboardInterrupt:
         print("hilo: training interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -589,10 +589,17 @@ def _train_config(args: argparse.Namespace) -> Any:
     return TrainConfig.from_yaml(args.config, **overrides)
 
 
-def _print_eval(step: int, scores: dict[str, tuple[float, float]], seconds: float) -> None:
-    line = ", ".join(f"{name} {mean:+.2f} ± {ci:.2f}" for name, (mean, ci) in scores.items())
-    print(f"[{step:,} decisions, {seconds / 60:.1f} min of learning] chips per hand against "
-          f"{line}", flush=True)
+def _eval_printer(game: str) -> Callable[[int, dict[str, tuple[float, float]], float], None]:
+    """What ``hilo train`` prints at each evaluation, in the game's words."""
+    spec = games.get(game)
+    words = f"{spec.score} per {spec.unit} " + ("beside" if spec.cooperative else "against")
+
+    def heard(step: int, scores: dict[str, tuple[float, float]], seconds: float) -> None:
+        line = ", ".join(f"{name} {mean:+.2f} ± {ci:.2f}" for name, (mean, ci) in scores.items())
+        print(f"[{step:,} decisions, {seconds / 60:.1f} min of learning] {words} {line}",
+              flush=True)
+
+    return heard
 
 
 

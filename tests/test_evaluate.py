@@ -9,6 +9,7 @@ import pytest
 
 from hilo_env import agents
 from hilo_env.equation_hilo.engine import Game
+from hilo_env.equation_hilo.observation import layout
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.training.evaluate import (
     Z95,
@@ -64,7 +65,7 @@ def test_rotation_puts_each_agent_in_each_seat():
     class Recorder(agents.Agent):
         def act(self, observation, action_mask):
             view = agents.read_observation(observation, self.rules)
-            button_slot = int(np.flatnonzero(observation[self.layout["button"]])[0])
+            button_slot = int(np.flatnonzero(observation[layout(self.rules)["button"]])[0])
             seats_seen[self.name].add((button_slot, view.num_players))
             legal = np.flatnonzero(action_mask)
             return int(legal[1] if legal[0] == 0 and len(legal) > 1 else legal[0])
