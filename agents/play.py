@@ -16,19 +16,19 @@ Everything game-specific lives in the game's terminal view, the module its
 :class:`~hilo_env.game_spec.GameSpec` names as ``terminal`` (``hilo_env/<game>/terminal.py``;
 it imports no RL library and nothing of ``hilo_env.agents``, ``envs``, ``training`` or
 ``cli``). A fourth game writes one such module; :class:`TerminalView` lists what it defines at
-module level, and the loop reads nothing else of the game. ``state`` is the game's engine
-state for one episode (one unit): it has ``current_player`` (None once the episode is over),
-``legal_actions()`` (action ids) and ``step(action)``. In order of use:
+module level; besides it the loop reads only the game's AEC env (``spec.raw_env(rules)``, a
+:class:`~hilo_env.envs.card_game_env.CardGameEnv`): the seats' names (``possible_agents``) and
+what the agents see (``encoder.encode(state, seat)``, ``mask_of(state)``), so a bot sees
+exactly what the env gives it. ``state`` is the game's engine state for one episode (one
+unit): it has ``current_player`` (None once the episode is over), ``legal_actions()`` (action
+ids) and ``step(action)``. In order of use:
 
 ==================================  =========================================================
 ``DEFAULT_COUNT: int``              units a match plays when none is asked for
 ``SHORTCUTS: str``                  the shortcuts ``help`` prints after the legal actions
                                     (and ``hilo play --help`` shows); ``""`` for none
-``player_name(seat) -> str``        a seat's name (``player_0``)
 ``match_rules(rules, count)``       the rules a match of ``count`` units plays under (the
                                     agents are made for them)
-``observer(rules)``                 ``f(state, seat) -> (observation, action_mask)``: what the
-                                    game's env gives the agent of that seat
 ``intro(rules) -> list[str]``       paragraphs after the loop's "You are ..." line (wrapped to
                                     80 columns; a quoted ``'play 7 7'`` is never split)
 ``deals(rules, seed, count)``       an iterator of the match's episodes: each state is asked
@@ -92,9 +92,7 @@ class TerminalView(Protocol):
     DEFAULT_COUNT: int
     SHORTCUTS: str
 
-    def player_name(self, seat: int) -> str: ...
     def match_rules(self, rules: Any, count: int) -> Any: ...
-    def observer(self, rules: Any) -> Callable[[Any, int], tuple[np.ndarray, np.ndarray]]: ...
     def intro(self, rules: Any) -> list[str]: ...
     def deals(self, rules: Any, seed: int, count: int) -> Iterator[Any]: ...
     def table(self, state: Any, seat: int) -> str: ...
@@ -105,6 +103,19 @@ class TerminalView(Protocol):
     def outcome(self, state: Any, seat: int) -> list[str]: ...
     def score(self, state: Any, seat: int) -> float: ...
     def match_end(self, state: Any, seat: int, total: float, played: int) -> list[str]: ...
+
+
+class Seats:
+    """The seats of a game's env: their names, and an agent's decision on an engine state as
+    the env would ask for it (the observation of the seat to act and the action mask)."""
+
+    def __init__(self, env: Any) -> None:
+        self.names: list[str] = list(env.possible_agents)
+        self.encoder, self.mask_of = env.encoder, type(env).mask_of
+
+    def act(self, agent: Agent, state: Any) -> int:
+        seat = state.current_player
+        return int(agent.act(self.encoder.encode(state, seat), self.mask_of(state)))
 
 
 def view(game: str | None = None) -> TerminalView:
@@ -141,9 +152,9 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
         say(f"Loading the {opponent} model...")
     bots = {s: make(opponent, rules, seed=seed + 1 + s, game=spec.name)
             for s in range(n) if s != seat}
-    observe = shown.observer(rules)
+    seats = Seats(spec.raw_env(rules))
     units = f"{count} {spec.unit}{'s' if count > 1 else ''}"
-    me = shown.player_name(seat)
+    me = seats.names[seat]
     say(wrap(f"You are {me}, in a team with {n - 1} {opponent} bot{'s' if n > 2 else ''} "
              f"({n} players, {units})." if spec.cooperative else
              f"You are {me} against {opponent} ({n} players, {units})."))
@@ -170,8 +181,8 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
                     return total + shown.score(state, seat)
                 say(narration(shown, action))
             else:
-                action = int(bots[s].act(*observe(state, s)))
-                say(narration(shown, action, f"{shown.player_name(s)} ({opponent})"))
+                action = seats.act(bots[s], state)
+                say(narration(shown, action, f"{seats.names[s]} ({opponent})"))
             state.step(action)
             for line in shown.news(state):
                 say(line)
@@ -293,7 +304,7 @@ def demo(names: Sequence[str] | None = None, rules: Any = "standard",
     labels = [nm if names[:i].count(nm) == 0 else f"{nm} #{names[:i].count(nm) + 1}"
               for i, nm in enumerate(names)]
     won = dict.fromkeys(labels, 0)
-    observe = shown.observer(rules)
+    seats = Seats(games.get(games.DEFAULT).raw_env(rules))
 
     def say(text: str = "") -> None:
         print(text, file=out)
@@ -312,7 +323,7 @@ def demo(names: Sequence[str] | None = None, rules: Any = "standard",
         game = Game(rules, np.random.default_rng([seed, h]))
         say()
         say(rule(f"Hand {h + 1} of {hands}: " + ", ".join(
-            f"{shown.player_name(s)} {nm}" for s, nm in enumerate(label))))
+            f"{seats.names[s]} {nm}" for s, nm in enumerate(label))))
         dealt = None
         while game.phase < Phase.HAND_OVER:
             cards_out = (game.round, sum(len(u) for u in game.up))
@@ -320,8 +331,8 @@ def demo(names: Sequence[str] | None = None, rules: Any = "standard",
                 dealt = cards_out
                 say(shown.spectator_table(game))
             s = game.current_player
-            action = int(players[order[s]].act(*observe(game, s)))
-            say(narration(shown, action, f"{shown.player_name(s)} ({label[s]})", hidden=False))
+            action = seats.act(players[order[s]], game)
+            say(narration(shown, action, f"{seats.names[s]} ({label[s]})", hidden=False))
             game.step(action)
         say(shown.spectator_table(game))
         for s, chips in enumerate(game.result.net):

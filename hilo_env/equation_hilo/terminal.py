@@ -11,15 +11,13 @@ person's best equations before each decision, and the showdown after each hand.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.engine import Game, Phase
-from hilo_env.equation_hilo.observation import Encoder, action_mask
-from hilo_env.equation_hilo.render import player_name as player_name
 from hilo_env.equation_hilo.render import render_text
 from hilo_env.equation_hilo.rules import RuleSet
 
@@ -54,12 +52,6 @@ def deals(rules: RuleSet, seed: int, count: int) -> Iterator[Game]:
     while game.phase != Phase.MATCH_OVER:
         game.start_next_hand()
         yield game
-
-
-def observer(rules: RuleSet) -> Callable[[Game, int], tuple[np.ndarray, np.ndarray]]:
-    """A seat's observation and the action mask, as the AEC env gives them to agents."""
-    encoder = Encoder(rules)
-    return lambda game, seat: (encoder.encode(game, seat), action_mask(game))
 
 
 def intro(rules: RuleSet) -> list[str]:

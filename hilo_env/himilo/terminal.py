@@ -9,16 +9,14 @@ hidden; a line for each trick taken.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from hilo_env.himilo import actions as A
 from hilo_env.himilo.cards import card_str, win_card_str
 from hilo_env.himilo.engine import WIN, Round
-from hilo_env.himilo.observation import Encoder, action_mask
-from hilo_env.himilo.render import describe_legal, render_text
-from hilo_env.himilo.render import player_name as player_name
+from hilo_env.himilo.render import describe_legal, player_name, render_text
 from hilo_env.himilo.rules import RuleSet
 
 DEFAULT_COUNT = 1
@@ -39,12 +37,6 @@ def deals(rules: RuleSet, seed: int, count: int) -> Iterator[Round]:
     for r in range(count):
         yield Round(rules, np.random.default_rng([seed, r]),
                     dealer=(rules.dealer_seat + r) % rules.num_players)
-
-
-def observer(rules: RuleSet) -> Callable[[Round, int], tuple[np.ndarray, np.ndarray]]:
-    """A seat's observation and the action mask, as the AEC env gives them to agents."""
-    encoder = Encoder(rules)
-    return lambda game, seat: (encoder.encode(game, seat), action_mask(game))
 
 
 def intro(rules: RuleSet) -> list[str]:

@@ -9,16 +9,12 @@ won, and the winner of each game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-
-import numpy as np
+from collections.abc import Iterator, Sequence
 
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.cards import RANK_OF_TEXT
 from hilo_env.lohi.engine import ACTION, ROUND_WON, TRUNCATED, Game, SeededShuffle
-from hilo_env.lohi.observation import Encoder, action_mask
-from hilo_env.lohi.render import player_name as player_name
-from hilo_env.lohi.render import render_text
+from hilo_env.lohi.render import player_name, render_text
 from hilo_env.lohi.rules import RuleSet
 
 DEFAULT_COUNT = 1
@@ -42,12 +38,6 @@ def deals(rules: RuleSet, seed: int, count: int) -> Iterator[Game]:
     """``count`` fresh games, each shuffled from its own seed."""
     for number in range(1, count + 1):
         yield Game(rules, SeededShuffle(seed * SEED_STRIDE + number))
-
-
-def observer(rules: RuleSet) -> Callable[[Game, int], tuple[np.ndarray, np.ndarray]]:
-    """A seat's observation and the action mask, as the AEC env gives them to agents."""
-    encoder = Encoder(rules)
-    return lambda game, seat: (encoder.encode(game, seat), action_mask(game))
 
 
 def intro(rules: RuleSet) -> list[str]:
