@@ -54,6 +54,15 @@ change. Integers are int32 (JAX's default); the solver's float64 distances enter
 as their ranks among the table's distinct distances (:func:`distance_ranks`), so float32
 decides every tie exactly as float64 does.
 
+**Bad input.** An action is an integer (a float or bool action raises TypeError when the
+function is traced); an integer that is no legal action is pgx's illegal action above.
+``observe``'s ``player`` is a seat 0..n-1: a concrete one outside raises ValueError, a traced
+one outside gives an all-NaN observation. A deck is the 52 card ids once each and a hand seed
+two uint32 words: :func:`check_deal` refuses others, and ``init_from_deal``,
+``step_with_deal`` and ``play`` call it on concrete arrays (outside ``jit``); a traced deck is
+not checked: one that is no permutation deals unspecified cards, but every loop of the
+backend is bounded (:data:`jax_chance.MAX_FIND_BLOCKS`), so a step always ends.
+
 Rule fields: every preset and field of ``docs/rules.md`` at 2..8 players; any other field of
 :class:`RuleSet` (a smaller deck, other base operators) only at its default, and
 ``odd_chip`` only ``house``: the backend says which field it refuses, as the NumPy simulator
@@ -251,6 +260,39 @@ def check_rules(rules: RuleSet) -> None:
                              f"{list(allowed)}, not {value!r}")
 
 
+def _traced(x: Any) -> bool:
+    return isinstance(x, jax.core.Tracer)
+
+
+def check_deal(deck: Any, hand_seed: Any) -> None:
+    """Raise ValueError unless ``deck`` is the 52 card ids once each ((52,), or a batch
+    (..., 52)) and ``hand_seed`` two uint32 words per deck ((2,) or (..., 2)): on concrete
+    arrays, before any ``jit`` (see the module docstring). Traced values pass unchecked."""
+    if not _traced(deck):
+        d = np.asarray(deck)
+        if d.ndim == 0 or d.shape[-1] != DECK or not np.issubdtype(d.dtype, np.integer):
+            raise ValueError(f"a deck is {DECK} integer card ids (shape (..., {DECK})), not "
+                             f"an array of shape {d.shape} and dtype {d.dtype}")
+        wrong = (np.sort(d.reshape(-1, DECK), axis=-1) != np.arange(DECK)).any(axis=-1)
+        if wrong.any():
+            raise ValueError(f"a deck holds each card id 0..{DECK - 1} once, not "
+                             f"{d.reshape(-1, DECK)[np.argmax(wrong)].tolist()!r}")
+    if not _traced(hand_seed):
+        h = np.asarray(hand_seed)
+        if h.ndim == 0 or h.shape[-1] != 2 or not np.issubdtype(h.dtype, np.integer) or (
+                h.size and (h.min() < 0 or h.max() > np.iinfo(np.uint32).max)):
+            raise ValueError(f"a hand seed is two uint32 words (shape (..., 2), "
+                             f"jax_chance.hand_seed_words), not {h!r}")
+
+
+def _check_integer(name: str, value: Any) -> None:
+    """TypeError unless ``value`` (a Python number, an array or a tracer) is of an integer
+    type: JAX would cast a float or bool silently (``2.7`` to 2)."""
+    dtype = jnp.result_type(value)
+    if not jnp.issubdtype(dtype, jnp.integer):
+        raise TypeError(f"{name} must be an integer, not {value!r} ({dtype})")
+
+
 class EquationHiLo:
     """One match of Equation Hi-Lo as pure JAX functions (see the module docstring)."""
 
@@ -321,9 +363,18 @@ class EquationHiLo:
 
     def observe(self, state: State, player: jax.Array | None = None) -> jax.Array:
         """(observation_size,) float32: what ``player`` (the acting seat by default) knows,
-        laid out as :func:`observation.layout` (exactly ``observation.Encoder.encode``)."""
-        seat = state.current_player if player is None else jnp.asarray(player, I32)
-        return self._observe(state, seat)
+        laid out as :func:`observation.layout` (exactly ``observation.Encoder.encode``). A
+        seat outside 0..n-1 raises ValueError, or gives NaNs if traced."""
+        if player is None:
+            return self._observe(state, state.current_player)
+        _check_integer("player", player)
+        if not _traced(player):
+            p = np.asarray(player)
+            if p.size and (p.min() < 0 or p.max() >= self.n):
+                raise ValueError(f"player must be a seat 0..{self.n - 1}, not {player!r}")
+        seat = jnp.asarray(player, I32)
+        seated = (seat >= 0) & (seat < self.n)
+        return jnp.where(seated, self._observe(state, seat), jnp.nan)
 
     # ---- chance as data ---------------------------------------------------------------------
 
@@ -343,6 +394,7 @@ class EquationHiLo:
         whose first hand is ``deck`` and ``hand_seed`` (``state`` gives only shapes, ``action``
         is ignored); elsewhere ``step_with_deal``. One compiled program can so deal new
         matches into a batch (an auto-reset) without a second copy of the deal loop."""
+        check_deal(deck, hand_seed)
         return self._play(state, action, new_match, lambda need: (deck, hand_seed))
 
     def play_from_key(self, state: State, action: jax.Array, key: jax.Array,
@@ -359,6 +411,7 @@ class EquationHiLo:
         """:meth:`play`, the next hand ``chance(need)``: a deck and seed, used where a new
         hand starts (``need``; elsewhere anything of their shapes), so that it may be drawn
         there only."""
+        _check_integer("an action", action)
         action = jnp.asarray(action, I32)
         legal = state.legal_action_mask[jnp.clip(action, 0, self._num_actions - 1)] \
             & (action >= 0) & (action < self._num_actions)

@@ -142,6 +142,10 @@ FIND_BLOCK = 8
 """:func:`put_back_until` tries this many reshuffle counts at once for the first whose top
 card may be dealt (a refused card comes up again about one time in seven under the standard
 rules, so one block nearly always ends it)."""
+MAX_FIND_BLOCKS = 1 << 10
+"""The most blocks :func:`put_back_until` tries: the bound of its loop. A deck of the 52 cards
+always has a card that may be dealt, found within it but with odds below e**-150; only a deck
+that is no permutation of the cards (unchecked under ``jit``) can reach it."""
 
 
 def put_back_until(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Array,
@@ -169,7 +173,18 @@ def put_back_until(deck: jax.Array, draw_position: jax.Array, hand_seed: jax.Arr
 
     # the first block outside the loop: under vmap a while loop reads its condition once
     # more than it turns (on a GPU, a wait for the device each time)
-    count = lax.while_loop(lambda c: ~c[1], lambda c: look(c[0]), look(reshuffles))[0]
+    # it stops where no undrawn card may be dealt (a deck that is not the 52 cards), and
+    # after MAX_FIND_BLOCKS blocks: every loop of the backend ends, whatever the deck
+    possible = allowed.any()
+
+    def more(c: tuple[jax.Array, jax.Array, jax.Array]) -> jax.Array:
+        return ~c[1] & possible & (c[2] < MAX_FIND_BLOCKS)
+
+    def turn(c: tuple[jax.Array, jax.Array, jax.Array]
+             ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        return (*look(c[0]), c[2] + 1)
+
+    count = lax.while_loop(more, turn, (*look(reshuffles), jnp.ones((), jnp.int32)))[0]
     return put_back(deck, draw_position, hand_seed, count), count + 1
 
 
