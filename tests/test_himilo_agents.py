@@ -77,6 +77,8 @@ def test_play_scripted_round() -> None:
     assert "Legal now: bid low, bid middle, bid high" in text
     assert "'bogus' is not an action" in text
     assert "Round over" in text and f"The team won {won} of 1 round." in text
+    assert "  You bid " in text and " takes trick 1 under " in text
+    assert "(team) passes a card" in text  # the cards others pass stay hidden
 
 
 def run(capsys, monkeypatch, argv, stdin=""):

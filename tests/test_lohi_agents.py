@@ -98,6 +98,18 @@ def test_scripted_play_session() -> None:
     assert text.rstrip().endswith("Bye.") and total == 0.0
 
 
+def test_a_played_game_tells_each_round_and_the_winner() -> None:
+    """The person only picks up: the heuristic goes out, which a line says, and wins."""
+    out = io.StringIO()
+    total = play("heuristic", "single_round", 1, seed=2, game="lohi",
+                 read_line=lambda prompt: "p", out=out)
+    text = out.getvalue()
+    assert "  You pick up" in text and "  player_1 (heuristic) plays " in text
+    assert "  player_1 goes out and wins round 1." in text
+    assert "player_1 wins the game (-1.00 for you)." in text and total == -1.0
+    assert text.rstrip().endswith("Total over 1 game: -1.00")
+
+
 def test_play_until_the_end_of_input() -> None:
     out = io.StringIO()
 
