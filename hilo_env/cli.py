@@ -483,12 +483,6 @@ def _game(args: argparse.Namespace) -> tuple[GameSpec, Any]:
     return spec, spec.rules(args.rules, args.players)
 
 
-def _rules_arg(args: argparse.Namespace, rules: Any) -> Any:
-    """What a command passes on as its rules: the preset name (or path) as typed, so tables
-    name it, or the RuleSet when ``--players`` changed it."""
-    return args.rules if args.players is None else rules
-
-
 def _count(args: argparse.Namespace, spec: GameSpec, default: int | None) -> int | None:
     """``--hands``/``--games``/``--rounds`` in the game's unit (``default`` when none)."""
     unit = f"{spec.unit}s"
@@ -522,8 +516,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         require_extra("train", "--plot", ["matplotlib"])
         _check_plot_format(args.plot)
     try:
-        result = tournament(args.agents, _rules_arg(args, rules), count, seed=args.seed,
-                            game=spec.name, progress=False if args.no_progress else None)
+        result = tournament(args.agents, rules, count, seed=args.seed, game=spec.name,
+                            progress=False if args.no_progress else None,
+                            rules_name=args.rules or spec.default_rules)
     except ImportError as exc:  # a ppo: agent without the training extra
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -543,8 +538,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     _check_agent(opponent, spec.name)
     count = _count(args, spec, None)
     try:
-        play(opponent, _rules_arg(args, rules), count, seed=args.seed, seat=args.seat,
-             game=spec.name)
+        play(opponent, rules, count, seed=args.seed, seat=args.seat, game=spec.name)
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
@@ -627,8 +621,8 @@ def _cmd_gauntlet(args: argparse.Namespace) -> int:
               f"({match.seconds:.0f}s)", file=sys.stderr, flush=True)
 
     return _print_table("gauntlet", lambda: gauntlet(
-        args.agent, _rules_arg(args, rules), count, seed=args.seed, players=opponents,
-        on_match=heard, game=spec.name), blank=False)
+        args.agent, rules, count, seed=args.seed, players=opponents, on_match=heard,
+        rules_name=args.rules or spec.default_rules, game=spec.name), blank=False)
 
 
 def _cmd_exploit(args: argparse.Namespace) -> int:

@@ -87,7 +87,7 @@ class GameSpec:
         if players is not None and not (isinstance(players, int)
                                         and self.min_players <= players <= self.max_players):
             raise ValueError(f"{self.title} seats {self.min_players} to {self.max_players} "
-                             f"players, not {players!r}")
+                             f"players, not {players!r} (num_players)")
         rules = self.default_rules if rules is None else rules
         return self.resolve(rules) if players is None else self.resolve(rules,
                                                                         num_players=players)

@@ -396,12 +396,13 @@ def team_seatings(names: Sequence[str], num_players: int) -> list[tuple[str, ...
 
 def tournament(names: Sequence[str], rules: Any = None, count: int | None = None,
                seed: int = 0, *, game: str | None = None, progress: bool | None = None,
-               **unit: int) -> TournamentResult:
+               rules_name: str | None = None, **unit: int) -> TournamentResult:
     """A round robin between registered agents of ``game`` (default: Equation Hi-Lo):
     ``count`` episodes at each table (or by the unit's name: ``hands=``, ``games=``,
     ``rounds=``), rounded up to whole duplicate deals, the same deals at every table.
     ``rules``: a preset name, a RuleSet (or for Equation Hi-Lo a YAML path); None: the game's
-    default preset. ``progress``: a tqdm bar (default: for long tournaments, when tqdm is
+    default preset; ``rules_name`` names them in the table (default: the preset or path given,
+    or ``custom``). ``progress``: a tqdm bar (default: for long tournaments, when tqdm is
     installed)."""
     spec = games.get(game)
     count = unit_count(spec, count, **unit)
@@ -410,8 +411,9 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
         agent_registry.check(nm, spec.name)
     if len(set(names)) != len(names):
         raise ValueError(f"each agent may be named once in a tournament, got {names}")
-    rules_name = spec.default_rules if rules is None else rules if isinstance(rules, str) \
-        else "custom"
+    if rules_name is None:
+        rules_name = spec.default_rules if rules is None else \
+            rules if isinstance(rules, str) else "custom"
     rules = spec.rules(rules)
     if spec.name == games.DEFAULT:
         rules = rules.replace(hands_per_episode=1)
