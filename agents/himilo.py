@@ -167,5 +167,6 @@ AGENTS: dict[str, AgentFactory] = {
     "ppo": shipped_model("ppo", {n: MODELS / f"himilo_ppo_{n}p.zip" for n in (3, 4, 5)},
                          game="himilo"),
 }
-"""Hi MiLo!'s agents by name: ``random`` (uniform over the mask) and ``team``."""
+"""Hi MiLo!'s agents by name: ``random`` (uniform over the mask), ``team`` and ``ppo`` (the
+shipped MaskablePPO policy, one model per player count: ``agents/models/himilo_ppo_*p.zip``)."""
 

@@ -7,6 +7,8 @@
 | ``heuristic`` | :class:`ShedderAgent`: sheds the most cards it can, keeps middle ranks,  |
 |               | picks up only when it cannot play (the project's name for the           |
 |               | rule-based baseline of each game)                                       |
+| ``ppo``       | the shipped MaskablePPO policy, one model per player count it was       |
+|               | trained for (``agents/models/lohi_ppo_*p.zip``; the ``train`` extra)    |
 
     from hilo_env.agents import make
     bot = make("heuristic", "standard", seed=0, game="lohi")
