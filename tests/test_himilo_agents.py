@@ -56,6 +56,7 @@ def test_parse_command() -> None:
     bids = [A.BID_LOW, A.BID_HIGH]
     assert parse_command("HIGH", bids) == A.BID_HIGH
     assert parse_command("bid low", bids) == A.BID_LOW
+    assert parse_command("h", bids) == A.BID_HIGH and parse_command("L", bids) == A.BID_LOW
     with pytest.raises(ValueError, match=r"'bid middle' is not legal now\. Legal now: bid low"):
         parse_command("bid middle", bids)
     passes = [A.pass_card(3), A.pass_card(7)]

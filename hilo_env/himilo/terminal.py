@@ -3,8 +3,8 @@
 The terminal view of :class:`hilo_env.agents.play.TerminalView` (the play loop's protocol,
 documented there): ``count`` rounds, the dealer moving one seat clockwise each, the person
 and bots making one team; typed actions ``bid high``, ``pass 7S``, ``play 7S`` (a bare card
-plays or passes it, a bare ``low`` / ``middle`` / ``high`` bids); the cards others pass stay
-hidden; a line for each trick taken.
+plays or passes it, a bare ``low`` / ``middle`` / ``high`` or its first letter bids); the cards
+others pass stay hidden; a line for each trick taken.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from hilo_env.himilo.rules import RuleSet
 DEFAULT_COUNT = 1
 """Rounds a match plays when no count is asked for."""
 SHORTCUTS = ("Shortcuts: a bare card ('7S') plays or passes it; a bare 'low', 'middle' or "
-             "'high' bids.")
+             "'high' bids, and so do their first letters ('h').")
 """What ``help`` prints after the legal actions (and ``hilo play --help`` repeats)."""
 ACTION, TRICK = "action", "trick"
 """The kinds of the engine's events for an action taken and a trick won."""
@@ -47,8 +47,9 @@ def intro(rules: RuleSet) -> list[str]:
 def parse_command(text: str, legal: Sequence[int]) -> int:
     """The legal action a typed command names; ValueError listing the legal ones otherwise."""
     words = text.strip().lower().split()
-    if len(words) == 1 and words[0] in A.BID_NAMES.values():
-        words = [A.BID_WORD, *words]
+    bids = [b for b in A.BID_NAMES.values() if len(words) == 1 and b.startswith(words[0])]
+    if len(bids) == 1:
+        words = [A.BID_WORD, *bids]
     elif len(words) == 1 and legal:
         words = [A.PASS_WORD if A.is_pass(legal[0]) else A.PLAY_WORD, *words]
     try:
