@@ -420,14 +420,14 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
     n = seat_count(spec, rules)
     groups = team_seatings(names, n) if spec.cooperative else seatings(names, n)
     deals = max(1, math.ceil(count / n))
-    bar = _progress_bar(deals * n * len(groups), progress, spec.unit)
     start = time.perf_counter()
+    seated = [[agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i, game=spec.name)
+               for i, nm in enumerate(group)]
+              for g, group in enumerate(groups)]  # every agent made (or refused) before play
+    bar = _progress_bar(deals * n * len(groups), progress, spec.unit)
     tables = []
     try:
-        for g, group in enumerate(groups):
-            players = [agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i,
-                                           game=spec.name)
-                       for i, nm in enumerate(group)]
+        for group, players in zip(groups, seated, strict=True):
             if bar is not None:
                 bar.set_description(" vs ".join(group))
             tables.append(play_table(players, rules, deals, seed, game=spec.name,

@@ -132,10 +132,11 @@ def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int 
     n = seat_count(spec, rules)
     deals = max(1, math.ceil(count / n))
     start = time.perf_counter()
+    seated = {name: (agents.make(agent, rules, seed=seed * 1000, game=spec.name),
+                     agents.make(name, rules, seed=seed * 1000 + 1 + i, game=spec.name))
+              for i, name in enumerate(players)}  # every agent made (or refused) before play
     matches = {}
-    for i, name in enumerate(players):
-        me = agents.make(agent, rules, seed=seed * 1000, game=spec.name)
-        player = agents.make(name, rules, seed=seed * 1000 + 1 + i, game=spec.name)
+    for name, (me, player) in seated.items():
         matches[name] = play_table([me, *[player] * (n - 1)], rules, deals, seed,
                                    game=spec.name)
         if on_match is not None:
