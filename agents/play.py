@@ -25,8 +25,9 @@ ids) and ``step(action)``. In order of use:
 
 ==================================  =========================================================
 ``DEFAULT_COUNT: int``              units a match plays when none is asked for
-``SHORTCUTS: str``                  the shortcuts ``help`` prints after the legal actions
-                                    (and ``hilo play --help`` shows); ``""`` for none
+``SHORTCUTS: str``                  the shortcuts, a sentence or two that ``help`` prints
+                                    after the legal actions and ``Shortcuts:`` (and ``hilo
+                                    play --help`` after the game's title); ``""`` for none
 ``match_rules(rules, count)``       the rules a match of ``count`` units plays under (the
                                     agents are made for them)
 ``intro(rules) -> list[str]``       paragraphs after the loop's "You are ..." line (wrapped to
@@ -78,8 +79,6 @@ YOU = "You"
 """Who the person's own actions are told of."""
 WIDTH = 80
 """Columns the intro and help texts are wrapped to."""
-SHORTCUTS_HELP = equation_hilo_view.SHORTCUTS
-"""The default game's shortcuts (each game's are its terminal view's ``SHORTCUTS``)."""
 DEMO_AGENTS = ("heuristic", "caller")
 """The demo's agents, seated in turn (repeated when the rules have more players)."""
 _QUOTED = re.compile(r"(?<!\w)'[^'\s][^'\n]{0,18}'(?!\w)")
@@ -164,7 +163,7 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
 
     def help_lines(legal: list[int]) -> list[str]:
         return [f"Legal now: {shown.legal_text(legal)}",
-                *([wrap(shown.SHORTCUTS)] if shown.SHORTCUTS else [])]
+                *([wrap(f"Shortcuts: {shown.SHORTCUTS}")] if shown.SHORTCUTS else [])]
 
     total, played, state = 0, 0, None
     for state in shown.deals(rules, seed, count):

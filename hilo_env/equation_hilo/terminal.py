@@ -27,11 +27,12 @@ ALL_IN_WORDS = ("allin", "all-in", "all in", "shove")
 PREFIX_WORDS = ("fold", "check", "call", "low", "high", "swing")
 """The actions whose first letters are enough when only one legal action starts with them."""
 SHORTCUTS = (
-    "Shortcuts: a bare number N is 'raise N'; 'all-in' (or 'allin', 'shove') raises to the "
-    "cap; the first letters of fold, check, call, low, high, swing are enough when only one "
-    "legal action starts with them ('f', 'h', 'sw'); 'bet N' is 'raise N'. In 'raise N', N "
-    "is your total wager this hand (ante included), not the chips added.")
-"""What ``help`` prints after the legal actions (and ``hilo play --help`` repeats)."""
+    "a bare number N is 'raise N'; 'all-in' (or 'allin', 'shove') raises to the cap; the first "
+    "letters of fold, check, call, low, high, swing are enough when only one legal action "
+    "starts with them ('f', 'h', 'sw'); 'bet N' is 'raise N'. In 'raise N', N is your total "
+    "wager this hand (ante included), not the chips added.")
+"""What ``help`` prints after the legal actions and ``Shortcuts:`` (``hilo play --help``
+repeats it)."""
 LEGEND = ("Table: a card is its number and suit letter (G gold, S silver, B bronze, K black), "
           "× and √ are the special cards, [??] a hidden card; D marks the dealer button, > the "
           "player to act.")

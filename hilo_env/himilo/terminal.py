@@ -21,9 +21,10 @@ from hilo_env.himilo.rules import RuleSet
 
 DEFAULT_COUNT = 1
 """Rounds a match plays when no count is asked for."""
-SHORTCUTS = ("Shortcuts: a bare card ('7S') plays or passes it; a bare 'low', 'middle' or "
+SHORTCUTS = ("a bare card ('7S') plays or passes it; a bare 'low', 'middle' or "
              "'high' bids, and so do their first letters ('h').")
-"""What ``help`` prints after the legal actions (and ``hilo play --help`` repeats)."""
+"""What ``help`` prints after the legal actions and ``Shortcuts:`` (``hilo play --help``
+repeats it)."""
 ACTION, TRICK = "action", "trick"
 """The kinds of the engine's events for an action taken and a trick won."""
 

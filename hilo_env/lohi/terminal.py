@@ -21,9 +21,10 @@ DEFAULT_COUNT = 1
 """Games a match plays when no count is asked for."""
 SHORTCUT_WORDS = {"p": A.PICK_UP_TEXT, "pick": A.PICK_UP_TEXT, "pickup": A.PICK_UP_TEXT,
                   "h": A.HIGHER_TEXT, "l": A.LOWER_TEXT}
-SHORTCUTS = ("Shortcuts: 'p' (or 'pick') is 'pick up', 'h' is 'higher', 'l' is 'lower', and "
+SHORTCUTS = ("'p' (or 'pick') is 'pick up', 'h' is 'higher', 'l' is 'lower', and "
              "bare ranks are a play ('7 7' is 'play 7 7').")
-"""What ``help`` prints after the legal actions (and ``hilo play --help`` repeats)."""
+"""What ``help`` prints after the legal actions and ``Shortcuts:`` (``hilo play --help``
+repeats it)."""
 CHOOSE_VERB = "choose"
 """The verb of ``higher`` and ``lower`` when a line tells who chose them."""
 SEED_STRIDE = 1_000_003
