@@ -411,15 +411,8 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
         agent_registry.check(nm, spec.name)
     if len(set(names)) != len(names):
         raise ValueError(f"each agent may be named once in a tournament, got {names}")
-    if rules_name is None:
-        rules_name = spec.default_rules if rules is None else \
-            rules if isinstance(rules, str) else "custom"
-    rules = spec.rules(rules)
-    if spec.name == games.DEFAULT:
-        rules = rules.replace(hands_per_episode=1)
-    n = seat_count(spec, rules)
+    rules_name, rules, n, deals = match_setup(spec, rules, count, rules_name)
     groups = team_seatings(names, n) if spec.cooperative else seatings(names, n)
-    deals = max(1, math.ceil(count / n))
     start = time.perf_counter()
     seated = [[agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i, game=spec.name)
                for i, nm in enumerate(group)]
@@ -435,9 +428,34 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
     finally:
         if bar is not None:
             bar.close()
-    return TournamentResult(rules_name=str(rules_name), rules=rules, names=tuple(names),
+    return TournamentResult(rules_name=rules_name, rules=rules, names=tuple(names),
                             tables=tables, seed=seed, seconds=time.perf_counter() - start,
                             spec=spec)
+
+
+class MatchSetup(NamedTuple):
+    """What a match of a tournament or gauntlet is played under."""
+
+    rules_name: str
+    """The rules' name in tables: the preset or path given, or ``custom``."""
+    rules: Any
+    """The RuleSet (Equation Hi-Lo's with ``hands_per_episode`` 1: one hand an episode)."""
+    seats: int
+    deals: int
+    """Duplicate deals: ``count`` episodes rounded up to whole rotations of the seats."""
+
+
+def match_setup(spec: GameSpec, rules: Any, count: int,
+                rules_name: str | None = None) -> MatchSetup:
+    """The rules, seats and deals of a match of ``count`` episodes of ``spec``'s game."""
+    if rules_name is None:
+        rules_name = spec.default_rules if rules is None else \
+            rules if isinstance(rules, str) else "custom"
+    rules = spec.rules(rules)
+    if spec.name == games.DEFAULT:
+        rules = rules.replace(hands_per_episode=1)
+    n = seat_count(spec, rules)
+    return MatchSetup(str(rules_name), rules, n, max(1, math.ceil(count / n)))
 
 
 def _progress_bar(total: int, progress: bool | None, unit: str) -> Any:

@@ -16,7 +16,6 @@ shows it can be exploited (a lower bound of its exploitability, as ``hilo exploi
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,8 +27,8 @@ from hilo_env.game_spec import GameSpec
 from hilo_env.training.evaluate import (
     TableResult,
     interval,
+    match_setup,
     play_table,
-    seat_count,
     unit_count,
 )
 
@@ -123,14 +122,7 @@ def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int 
         raise ValueError(f"{spec.title} has no other agent to play {agent!r} against")
     for name in (agent, *players):
         agents.check(name, spec.name)
-    if rules_name is None:
-        rules_name = spec.default_rules if rules is None else \
-            rules if isinstance(rules, str) else "custom"
-    rules = spec.rules(rules)
-    if spec.name == games.DEFAULT:
-        rules = rules.replace(hands_per_episode=1)
-    n = seat_count(spec, rules)
-    deals = max(1, math.ceil(count / n))
+    rules_name, rules, n, deals = match_setup(spec, rules, count, rules_name)
     start = time.perf_counter()
     seated = {name: (agents.make(agent, rules, seed=seed * 1000, game=spec.name),
                      agents.make(name, rules, seed=seed * 1000 + 1 + i, game=spec.name))
@@ -141,5 +133,5 @@ def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int 
                                    game=spec.name)
         if on_match is not None:
             on_match(name, matches[name])
-    return GauntletResult(agent=agent, rules_name=str(rules_name), rules=rules, seed=seed,
+    return GauntletResult(agent=agent, rules_name=rules_name, rules=rules, seed=seed,
                           matches=matches, seconds=time.perf_counter() - start, spec=spec)
