@@ -42,9 +42,10 @@ def deals(rules: RuleSet, seed: int, count: int) -> Iterator[Game]:
 
 
 def intro(rules: RuleSet) -> list[str]:
-    return ["The first to empty the hand wins the round; a game is won by going out holding "
-            f"{rules.final_cards} cards. Type an action when asked: 'play 7 7', 'play 8 9 10', "
-            "'pick up' (p), 'higher' (h), 'lower' (l), 'call A'."]
+    return ["The first to empty the hand wins the round (and is dealt one card more in the "
+            f"next); a round won from a hand of {rules.final_cards} cards wins the game. Type an "
+            "action when asked: 'play 7 7', 'play 8 9 10', 'pick up' (p), 'higher' (h), "
+            "'lower' (l), 'call A'."]
 
 
 def parse_command(text: str, legal: Sequence[int]) -> int:
