@@ -627,6 +627,9 @@ def _cmd_gauntlet(args: argparse.Namespace) -> int:
 
 def _cmd_exploit(args: argparse.Namespace) -> int:
     spec, rules = _game(args)
+    if spec.cooperative:
+        raise _UsageError(f"hilo exploit trains an opponent, and {spec.title} is cooperative: "
+                          "its seats share one reward")
     hands = _count(args, spec, DEFAULT_EXPLOIT_DEALS)
     if args.evals < 1:
         raise _UsageError(f"--evals must be at least 1, not {args.evals}")

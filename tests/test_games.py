@@ -182,6 +182,7 @@ def test_plot_into_a_new_folder(tmp_path, capsys, monkeypatch) -> None:
     (["gauntlet", "heuristic", "--game", "lohi", "--rounds", "2"], "lo-hi counts games"),
     (["gauntlet", "team", "--game", "himilo", "--opponents", "caller"], "unknown agent"),
     (["exploit", "random", "--game", "lohi", "--hands", "2"], "lo-hi counts games"),
+    (["exploit", "team", "--game", "himilo", "--decisions", "5"], "Hi MiLo! is cooperative"),
 ])
 def test_bad_input_is_one_line_before_any_work(argv: list[str], message: str, capsys,
                                                monkeypatch) -> None:
