@@ -16,16 +16,17 @@
     default opponent is the game's rule-based baseline (``agents.play``).
 ``hilo train selfplay|smoke|ppo_standard|rllib_league|PATH [--total-timesteps N] [--output-dir D]
 [--name N]``
-    Self-play PPO training, the config's ``backend``: ``sb3`` (MaskablePPO,
+    Self-play PPO training of the config's ``game``, the config's ``backend``: ``sb3`` (MaskablePPO,
     ``training.selfplay``) or ``rllib`` (Ray RLlib, ``training.rllib_train``); the config is
     checked first.
 ``hilo gauntlet AGENT [--game G] [--rules R] [--hands|--games|--rounds N] [--opponents ...]``
     An agent against each other agent of its game (Equation Hi-Lo: the gauntlet's scripted
     styles), duplicate deals (``training.gauntlet``).
-``hilo exploit AGENT [--rules R] [--minutes M | --decisions N] [--start ppo] [--hands 2000]``
-    A lower bound on an agent's exploitability from a trained best response
-    (``training.exploit``); on rules OpenSpiel can enumerate, the exact NashConv
-    (``envs.openspiel_policy``).
+``hilo exploit AGENT [--game G] [--rules R] [--minutes M | --decisions N] [--start ppo]
+[--hands|--games N]``
+    A lower bound on an agent's exploitability from a trained best response, in a competitive
+    game (``training.exploit``); on Equation Hi-Lo rules OpenSpiel can enumerate, the exact
+    NashConv (``envs.openspiel_policy``).
 ``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
