@@ -77,6 +77,7 @@ class AECLearnerEnv(gymnasium.Env):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new episode, the learner to act; ``seed`` re-seeds the deals and the seating,
         ``options`` go to the AEC env's reset."""
+        super().reset(seed=seed)  # gymnasium's np_random, seeded as its checker expects
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         elif not self._started:

@@ -1,29 +1,22 @@
 """Swap in the terminal: the terminal view ``hilo play --game toy`` reads
-(:class:`hilo_env.agents.play.TerminalView`)."""
+(:class:`hilo_env.agents.play.TerminalView`; the seats' names and what the bots see come from
+the AEC env)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from tests.toy_game import game as G
 
 DEFAULT_COUNT = 2
-SHORTCUTS = "Shortcuts: 'k' is keep, 's' is swap."
+SHORTCUTS = "'k' is keep, 's' is swap."
 WORDS = {"k": "keep", "s": "swap"}
-
-
-def player_name(seat: int) -> str:
-    return f"player_{seat}"
 
 
 def match_rules(rules: G.RuleSet, count: int) -> G.RuleSet:
     return rules
-
-
-def observer(rules: G.RuleSet) -> Callable[[G.Game, int], tuple[np.ndarray, np.ndarray]]:
-    return lambda game, seat: (G.encode(game, seat), G.action_mask(game))
 
 
 def intro(rules: G.RuleSet) -> list[str]:
@@ -61,7 +54,7 @@ def news(game: G.Game) -> list[str]:
 
 
 def outcome(game: G.Game, seat: int) -> list[str]:
-    return [f"Cards: {game.cards}; {player_name(game.winner)} wins."]
+    return [f"Cards: {game.cards}; player_{game.winner} wins."]
 
 
 def score(game: G.Game, seat: int) -> float:
