@@ -13,6 +13,12 @@ episode drops the transition of an agent that acted only once. Infos are the AEC
     from hilo_env.envs.rllib_env import RLlibHiLoEnv
     env = RLlibHiLoEnv({"rules": "standard"})   # env_config, as RLlib passes it
 
+RLlib's own env checker (``check_multiagent_environments``, run when an algorithm builds its
+env runners) steps random actions drawn without the mask, and every game refuses an illegal
+action (ValueError): build with ``.environment(..., disable_env_checking=True)``, as
+``hilo train rllib_league`` does (``docs/libraries.md``). ``reward_scale`` must be a finite
+number (ValueError otherwise: an infinite scale makes every reward NaN).
+
 :class:`TurnBasedRLlibEnv` wraps any raw AEC env of this package (the three games);
 :class:`RLlibHiLoEnv` is Equation Hi-Lo's, built from an ``env_config`` dict.
 """

@@ -54,6 +54,7 @@ class HiLoEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)  # gymnasium's np_random, seeded as its checker expects
         if seed is not None or options is not None or self._next is None:
             self._next = self.vector.reset(seed=seed, options=options)[0][0]
         return self._out(self._next)
