@@ -126,6 +126,16 @@ def test_stacked_decks_in_any_sequence_form() -> None:
         assert rebuilt == env.game  # the log holds the deck, whatever form it came in
 
 
+@pytest.mark.parametrize("unordered", [set(range(10)), frozenset(range(10)),
+                                       dict.fromkeys(range(10))])
+def test_an_unordered_deck_is_refused(unordered) -> None:
+    env = hilo_env.raw_env()
+    with pytest.raises(TypeError, match="an ordered sequence"):
+        env.reset(seed=0, options={"deck": unordered})
+    with pytest.raises(TypeError, match="an ordered sequence"):
+        Game(RuleSet(), np.random.default_rng(0), unordered)
+
+
 def test_reset_options_are_checked() -> None:
     env = hilo_env.raw_env()
     with pytest.raises(TypeError, match="must be a dict"):

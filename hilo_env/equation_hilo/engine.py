@@ -20,7 +20,8 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import compress
@@ -490,11 +491,15 @@ class Game:
 
 def stacked_deck(deck: Iterable[int | str] | None) -> list[int]:
     """The top of a hand's deck asked for (None: nothing stacked) as distinct card ids, top
-    first: any sequence, array or iterator of ids or texts; a bad card raises ValueError."""
+    first: any sequence, array or iterator of ids or texts (an unordered set or dict is
+    refused: it has no top); a bad card raises ValueError."""
     if deck is None:
         return []
     if isinstance(deck, str | bytes):
         raise TypeError(f"a deck is a sequence of card ids or texts, not the string {deck!r}")
+    if isinstance(deck, AbstractSet | Mapping):
+        raise TypeError(f"a deck is an ordered sequence of card ids or texts, not a "
+                        f"{type(deck).__name__}")
     try:
         return cards.parse_deck(list(deck))
     except TypeError:
