@@ -52,3 +52,15 @@ def test_stacked_decks_in_any_ordered_form() -> None:
         env = himilo_v0.raw_env()
         env.reset(seed=1, options={"deck": form})
         assert env.game == reference.game
+
+
+@pytest.mark.parametrize("scale", [math.inf, math.nan, "0.01", None, True])
+def test_rllibs_reward_scale_must_be_a_finite_number(scale) -> None:
+    pytest.importorskip("ray", reason="the rllib extra is not installed")
+    from hilo_env.envs.rllib_env import RLlibHiLoEnv, TurnBasedRLlibEnv
+
+    with pytest.raises(ValueError, match="reward_scale must be a finite number"):
+        TurnBasedRLlibEnv(himilo_v0.raw_env(), reward_scale=scale)
+    with pytest.raises(ValueError, match="reward_scale must be a finite number"):
+        RLlibHiLoEnv({"reward_scale": scale})
+    assert TurnBasedRLlibEnv(himilo_v0.raw_env(), reward_scale=np.float32(0.5)).reward_scale == 0.5
