@@ -87,8 +87,10 @@ class TrainConfig:
     num_learners: int = 0
     """rllib: Ray actors that learn (0: the driver learns)."""
     selfplay_share: float = 0.5
-    """rllib: share of games where every seat plays the learning policy; in the others it
-    holds one seat and the pool (baselines and snapshots) the rest."""
+    """rllib, and sb3 in a cooperative game: share of games where every seat plays the
+    learning policy (sb3: ``AECLearnerEnv``'s ``seat="every"``, the team's reward counted
+    once); in the others it holds one seat and the pool (baselines and snapshots) the rest.
+    sb3 ignores it in a competitive game."""
     # ---- PPO ----
     learning_rate: float = 3e-4
     """Adam step size."""

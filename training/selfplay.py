@@ -198,16 +198,21 @@ def batch_simulated(rules: RuleSet) -> bool:
 
 
 def learner_env(rules: Any, num_envs: int, opponents: list[Agent], seed: int,
-                game: str | None = None) -> HiLoVectorEnv | AECLearnerVectorEnv:
+                game: str | None = None, selfplay_share: float = 0.0
+                ) -> HiLoVectorEnv | AECLearnerVectorEnv:
     """The learner's games of ``game`` (None: Equation Hi-Lo): the batch simulator
     (:class:`HiLoVectorEnv`) where it plays the rules, else the AEC env's games one by one
     (:class:`AECLearnerVectorEnv`: several hundred decisions a second for Equation Hi-Lo's
-    ``tiny``, thousands for lo-hi and Hi MiLo!)."""
+    ``tiny``, thousands for lo-hi and Hi MiLo!). In a cooperative game the last
+    ``selfplay_share`` of the games have the learner in every seat (the first ones, where
+    snapshots are dealt, keep the pool as partners)."""
     spec = games.get(game)
     if spec.name == games.DEFAULT and batch_simulated(rules):
         return HiLoVectorEnv(rules, num_envs, opponents=opponents, seed=seed)
+    every = round(num_envs * selfplay_share) if spec.cooperative else 0
+    seats = ["alternate"] * (num_envs - every) + ["every"] * every
     return AECLearnerVectorEnv(lambda: spec.raw_env(rules), num_envs, opponents=opponents,
-                               seed=seed)
+                               seed=seed, seat=seats)
 
 
 def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, Games, OpponentPool]:
@@ -232,7 +237,7 @@ def make_learner(config: TrainConfig, rules: RuleSet) -> tuple[Any, Games, Oppon
         algorithm: type[MaskablePPO] = OverlappedPPO
     else:
         env = learner_env(rules, config.num_envs, pool.opponents(config.num_envs), config.seed,
-                          config.game)
+                          config.game, config.selfplay_share)
         vec_env = _scaled_rewards(make_sb3_vec_env(env), config.reward_scale)
         algorithm = MaskablePPO
     try:  # the collectors' processes end if the learner cannot be built

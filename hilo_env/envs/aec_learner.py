@@ -13,7 +13,10 @@ the standard deck fields).
 
 The learner holds one seat, the same seat after seat each episode (``seat="alternate"``) or
 one drawn at random (``seat="random"``); the opponent agent plays every other seat through the
-AEC env's public API (``observe``, ``step``, ``rewards``, ``terminations``). The observation is
+AEC env's public API (``observe``, ``step``, ``rewards``, ``terminations``). In a cooperative
+game the learner may also play every seat (``seat="every"``: self-play of a team whose seats
+share one reward): each decision of any seat is a learner's step, seen from that seat, and
+the team's reward is counted once. The observation is
 the learner's flat observation vector; a step's reward is the learner's net chips of the hands
 that ended between its decision and its next (or the end of its episode), opponents' actions
 included, so an episode's rewards sum to its net chips. An episode is the AEC env's episode
@@ -36,8 +39,9 @@ from pettingzoo import AECEnv
 from hilo_env.agents.baselines import RandomAgent
 from hilo_env.envs.vector_env import episode_infos
 
-SEATINGS = ("alternate", "random")
-"""How :class:`AECLearnerEnv` picks the learner's seat each episode."""
+SEATINGS = ("alternate", "random", "every")
+"""How :class:`AECLearnerEnv` picks the learner's seat each episode (``every``: all of them,
+for cooperative games)."""
 
 
 class AECLearnerEnv(gymnasium.Env):
@@ -120,6 +124,8 @@ class AECLearnerEnv(gymnasium.Env):
 
     def _learner_done(self) -> bool:
         env = self.env
+        if self.seat == "every":
+            return all(env.terminations[a] or env.truncations[a] for a in env.agents)
         return self.learner not in env.agents or env.terminations[self.learner] \
             or env.truncations[self.learner]
 
@@ -132,11 +138,13 @@ class AECLearnerEnv(gymnasium.Env):
         env = self.env
         while env.agents and not self._learner_done():
             agent = env.agent_selection
-            if agent == self.learner:
-                return
             if env.terminations[agent] or env.truncations[agent]:
                 env.step(None)
                 continue
+            if self.seat == "every":
+                self.learner = agent
+            if agent == self.learner:
+                return
             seen = env.observe(agent)
             self._act(int(self.opponent.act(seen["observation"], seen["action_mask"])))
 
@@ -151,16 +159,21 @@ class AECLearnerVectorEnv(VectorEnv):
     step (no final observation: a hand's end is no decision), ``action_masks()`` (N,
     n_actions) bool, ``set_opponents`` (one agent, or a list: game ``i`` uses ``i % len``),
     ``infos["episode"]`` with the return ``r`` and length ``l`` of episodes that ended.
-    ``make_env()`` builds one raw AEC env; game ``i`` seeds its deals with ``seed + i``."""
+    ``make_env()`` builds one raw AEC env; game ``i`` seeds its deals with ``seed + i``;
+    ``seat``: one of :data:`SEATINGS` for every game, or one per game."""
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP,
                                           "render_modes": []}
 
     def __init__(self, make_env: Any, num_envs: int, opponents: Any = None,
-                 seed: int | None = None, seat: str = "alternate") -> None:
+                 seed: int | None = None, seat: str | Sequence[str] = "alternate") -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.games = [AECLearnerEnv(make_env(), seat=seat,
+        seats = [seat] * num_envs if isinstance(seat, str) else list(seat)
+        if len(seats) != num_envs:
+            raise ValueError(f"seat is one seating or one per game ({num_envs}), not "
+                             f"{len(seats)}")
+        self.games = [AECLearnerEnv(make_env(), seat=seats[i],
                                     seed=None if seed is None else seed + i)
                       for i in range(num_envs)]
         self.rules = self.games[0].env.rules
