@@ -1,6 +1,9 @@
 """Baseline policies: ``random``, ``caller`` and the solver-informed ``heuristic``.
 
-All three read only their own observation and always return a legal action.
+All three read only their own observation and always return a legal action. Each plays a
+batch faster than ``act`` row by row, and does so only while ``act`` is its own: a subclass
+that overrides ``act`` is played through that ``act`` in batch play too (tournaments, the
+gauntlet, ``HiLoVectorEnv``), observations included (:func:`overrides_act`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ def _after_discard(ops: str, action: int) -> str:
     return solver.canonical_operators(left + "*")
 
 
+def overrides_act(agent: Agent, base: type[Agent]) -> bool:
+    """Whether ``agent``'s class replaces ``base``'s ``act``: then ``base``'s batch fast path
+    would play ``base``'s policy, not the subclass's, so batch play must go through ``act``."""
+    return type(agent).act is not base.act
+
+
 def _legal(mask: np.ndarray) -> np.ndarray:
     legal = np.flatnonzero(mask)
     if legal.size == 0:
@@ -45,12 +54,19 @@ class RandomAgent(Agent):
     most of the time and rarely folds or calls). It reads no observation."""
 
     name = "random"
-    observes = False
+
+    @property
+    def observes(self) -> bool:  # type: ignore[override]
+        """False: batch callers may pass no observations; True for a subclass's own ``act``,
+        which may read them."""
+        return overrides_act(self, RandomAgent)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(None, np.asarray(action_mask)[None])[0])
+        return int(sample_legal(np.asarray(action_mask)[None], self.rng)[0])
 
     def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        if overrides_act(self, RandomAgent):
+            return super().act_batch(observations, masks)
         return sample_legal(masks, self.rng)
 
     def action_probabilities(self, observation: np.ndarray | None,
@@ -106,7 +122,10 @@ class CallerAgent(TableReader):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The actions of :meth:`act` row by row, the observations of the rows that need
-        them (declarations and discards) decoded all at once (:func:`read_observations`)."""
+        them (declarations and discards) decoded all at once (:func:`read_observations`); a
+        subclass's own ``act`` row by row."""
+        if overrides_act(self, CallerAgent):
+            return super().act_batch(observations, masks)
         masks = np.asarray(masks)
         needs = (masks[:, A.DECLARE_LOW] != 0) | masks[:, list(_DISCARD_ACTIONS)].any(axis=1)
         rows = np.flatnonzero(needs)
@@ -182,7 +201,10 @@ class HeuristicAgent(TableReader):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The actions of :meth:`act` row by row, in order (the same draws of its generator),
-        with the observations decoded all at once (:func:`read_observations`)."""
+        with the observations decoded all at once (:func:`read_observations`); a subclass's
+        own ``act`` row by row."""
+        if overrides_act(self, HeuristicAgent):
+            return super().act_batch(observations, masks)
         views = read_observations(observations, self.rules, self.layout)
         return np.array([self._act(v, m) for v, m in zip(views, masks, strict=True)],
                         dtype=np.int64)
