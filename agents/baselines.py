@@ -42,6 +42,19 @@ def overrides_act(agent: Agent, base: type[Agent]) -> bool:
     return type(agent).act is not base.act
 
 
+def check_observations(agent: Agent, observations: np.ndarray, size: int) -> np.ndarray:
+    """``observations`` (one vector or a batch) as an array whose rows are ``size`` long, else
+    a ValueError naming both sizes: an agent fed another table's observations (another player
+    count) would misread every field of them."""
+    obs = np.asarray(observations)
+    if obs.ndim == 0 or obs.shape[-1] != size:
+        got = f"{obs.shape[-1]} numbers" if obs.ndim else f"the scalar {obs!r}"
+        raise ValueError(f"agent {agent.name!r} reads observations of {size} numbers (its "
+                         f"rules seat {agent.rules.num_players} players), got {got}: an "
+                         "observation of another player count or game?")
+    return obs
+
+
 def _legal(mask: np.ndarray) -> np.ndarray:
     legal = np.flatnonzero(mask)
     if legal.size == 0:
@@ -117,6 +130,7 @@ class CallerAgent(TableReader):
     name = "caller"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        check_observations(self, observation, self.observation_size)
         return self._act(lambda: read_observation(observation, self.rules, self.layout),
                          action_mask)
 
@@ -126,6 +140,7 @@ class CallerAgent(TableReader):
         subclass's own ``act`` row by row."""
         if overrides_act(self, CallerAgent):
             return super().act_batch(observations, masks)
+        check_observations(self, observations, self.observation_size)
         masks = np.asarray(masks)
         needs = (masks[:, A.DECLARE_LOW] != 0) | masks[:, list(_DISCARD_ACTIONS)].any(axis=1)
         rows = np.flatnonzero(needs)
@@ -197,6 +212,7 @@ class HeuristicAgent(TableReader):
         self.shove_equity, self.call_margin = shove_equity, call_margin
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        check_observations(self, observation, self.observation_size)
         return self._act(read_observation(observation, self.rules, self.layout), action_mask)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -205,6 +221,7 @@ class HeuristicAgent(TableReader):
         own ``act`` row by row."""
         if overrides_act(self, HeuristicAgent):
             return super().act_batch(observations, masks)
+        check_observations(self, observations, self.observation_size)
         views = read_observations(observations, self.rules, self.layout)
         return np.array([self._act(v, m) for v, m in zip(views, masks, strict=True)],
                         dtype=np.int64)

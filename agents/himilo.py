@@ -25,12 +25,12 @@ from collections.abc import Callable
 import numpy as np
 
 from hilo_env.agents.base import Agent
-from hilo_env.agents.baselines import RandomAgent
+from hilo_env.agents.baselines import RandomAgent, check_observations
 from hilo_env.agents.registry import MODELS, shipped_model
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import cards, tricks
 from hilo_env.himilo.cards import HI, LO, NO_SUIT, NUM_CARD_IDS, NUM_SUITS, NUM_WIN_CARDS
-from hilo_env.himilo.observation import NUM_BIDS, layout
+from hilo_env.himilo.observation import NUM_BIDS, layout, observation_size
 from hilo_env.himilo.rules import HAND_SIZE, RuleSet
 
 LOW_BID, MIDDLE_BID, HIGH_BID = range(NUM_BIDS)
@@ -72,6 +72,7 @@ class TeamAgent(Agent):
         super().__init__(rules, seed)
         self.num_players = n = rules.num_players
         self.where = layout(n)
+        self.observation_size = observation_size(n)
         self.in_play = cards.cards_in_play(n)
         self.max_value = cards.VALUES_IN_PLAY[n]
 
@@ -79,6 +80,7 @@ class TeamAgent(Agent):
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("the action mask allows no action: nobody may act in this state")
+        observation = check_observations(self, observation, self.observation_size)
         if legal[0] >= A.BID_LOW:
             return self._bid(observation, legal)
         visible = self._visible_line(observation)

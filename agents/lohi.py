@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hilo_env.agents.base import Agent
-from hilo_env.agents.baselines import RandomAgent
+from hilo_env.agents.baselines import RandomAgent, check_observations
 from hilo_env.agents.registry import MODELS, shipped_model
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.cards import NUM_RANKS, NUM_SUITS
@@ -60,12 +60,13 @@ class ShedderAgent(Agent):
     def __init__(self, rules: RuleSet, seed: int | None = 0) -> None:
         super().__init__(rules, seed)
         self.where = layout(rules)
+        self.observation_size = max(part.stop for part in self.where.values())
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("the action mask allows no action: nobody may act in this state")
-        obs = np.asarray(observation)
+        obs = check_observations(self, observation, self.observation_size)
         phase = int(np.argmax(obs[self.where["phase"]]))
         hand = np.rint(obs[self.where["hand"]] * NUM_SUITS)
         unseen = NUM_SUITS - hand - np.rint(obs[self.where["pile"]] * NUM_SUITS)

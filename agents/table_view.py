@@ -20,6 +20,7 @@ from hilo_env.equation_hilo.observation import (
     DISTANCE_SCALE,
     NUM_OPERATOR_KINDS,
     layout,
+    observation_size,
 )
 from hilo_env.equation_hilo.rules import RuleSet
 
@@ -31,6 +32,11 @@ class TableReader(Agent):
     def layout(self) -> dict[str, slice]:
         """The observation layout of its rules (:func:`equation_hilo.observation.layout`)."""
         return layout(self.rules)
+
+    @functools.cached_property
+    def observation_size(self) -> int:
+        """The length of an observation vector of its rules."""
+        return observation_size(self.rules)
 
 
 @dataclass(frozen=True)
