@@ -230,7 +230,7 @@ def test_render_modes(capsys: pytest.CaptureFixture) -> None:
     human.step(A.BID_LOW)
     assert "bid Low" in capsys.readouterr().out
     with pytest.raises(ValueError, match="render_mode"):
-        himilo_v0.raw_env(render_mode="rgb_array")
+        himilo_v0.raw_env(render_mode="video")
 
 
 def test_no_shared_folder_is_read() -> None:

@@ -147,7 +147,7 @@ def test_renders() -> None:
     assert "player_0's hand: 3S 7S 9S 9H KS" in text and "any rank" in text
     assert "2H" not in text  # the other hand stays hidden
     with pytest.raises(ValueError, match="render_mode"):
-        lohi_v0.raw_env(render_mode="rgb_array")
+        lohi_v0.raw_env(render_mode="video")
 
 
 def test_stacked_deck_texts_and_ids_agree() -> None:

@@ -16,15 +16,8 @@ from hilo_env.agents import sample_legal
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, replay
-from hilo_env.equation_hilo.picture import (
-    CARD_BACK,
-    HEADER,
-    MULTIPLY_COLOUR,
-    ROOT_COLOUR,
-    ROW,
-    SUIT_COLOURS,
-)
 from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.picture import CARD_BACK, COLOURS, height
 from hilo_env.vector import HiLoVectorEnv, VectorGame
 from tests.test_engine import HIGH20, LOW1, deal
 
@@ -248,10 +241,11 @@ def test_rgb_array_render_is_a_spectators_picture() -> None:
     env.reset(seed=0, options={"deck": ["10S", "1S", "5S", "9G", "r", "2B", "x", "7K"]})
     image = env.render()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[0] == HEADER + 3 * ROW
+    assert image.shape[0] == height(3)
     assert (image == CARD_BACK).all(-1).any()  # hidden cards face down mid-hand
-    assert (image == ROOT_COLOUR).all(-1).any() and (image == MULTIPLY_COLOUR).all(-1).any()
-    assert (image == SUIT_COLOURS[0]).all(-1).any()  # a Gold card face up
+    assert (image == COLOURS["purple"]).all(-1).any()  # a √ face up
+    assert (image == COLOURS["blue"]).all(-1).any()  # a ×
+    assert (image == COLOURS["gold"]).all(-1).any()  # a Gold card face up
     render_test(lambda render_mode=None: hilo_env.env(render_mode=render_mode))
 
 

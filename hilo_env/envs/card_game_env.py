@@ -6,8 +6,9 @@ A game's env subclasses :class:`CardGameEnv` and sets, besides the AEC attribute
 ``game`` (its engine's state, with ``current_player`` and ``legal_actions()``), ``encoder``
 (``encode(game, seat)``), ``_seats`` (agent -> seat), ``_num_actions``, ``_obs`` (emptied
 whenever the state changes), and three class attributes: ``actions`` (the game's actions
-module: ``action_to_string``, ``string_to_action``), ``mask_of`` (``action_mask(game)``) and
-``text_of`` (``render_text(game, viewer)``).
+module: ``action_to_string``, ``string_to_action``), ``mask_of`` (``action_mask(game)``),
+``text_of`` (``render_text(game, viewer)``) and ``table_of`` (``describe(game, viewer)``: the
+game's :class:`hilo_env.table.Table`, which ``rgb_array`` draws and the web table shows).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+
+from hilo_env.picture import picture
 
 
 def finite_number(name: str, value: Any) -> float:
@@ -39,6 +42,7 @@ class CardGameEnv(AECEnv):
     actions: ClassVar[ModuleType]
     mask_of: ClassVar[Any]
     text_of: ClassVar[Any]
+    table_of: ClassVar[Any]
 
     def _seat_players(self, render_mode: str | None, names: list[str], encoder: Any,
                       num_actions: int, observation_high: float) -> None:
@@ -93,11 +97,16 @@ class CardGameEnv(AECEnv):
 
     def render(self) -> Any:
         """``ansi``: the table as the player to act sees it, returned; ``human``: printed as a
-        spectator sees it (nobody's hidden cards); with no render mode, a warning."""
+        spectator sees it (nobody's hidden cards); ``rgb_array``: a spectator's picture of the
+        table (:mod:`hilo_env.picture`, names, stacks and cards written on it); with no render
+        mode, a warning."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any "
-                                  "render mode: pass render_mode='ansi' or 'human' to the env.")
+                                  "render mode: pass render_mode='ansi', 'human' or "
+                                  "'rgb_array' to the env.")
             return None
+        if self.render_mode == "rgb_array":
+            return picture(type(self).table_of(self.game, None))
         if self.render_mode == "human":
             print(type(self).text_of(self.game, None) + "\n")
             return None

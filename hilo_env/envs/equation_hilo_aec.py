@@ -43,10 +43,10 @@ from hilo_env.envs.reset_options import reset_options
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.engine import Game, HandResult, Phase, stacked_deck
 from hilo_env.equation_hilo.observation import Encoder, action_mask
-from hilo_env.equation_hilo.picture import picture
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.equation_hilo.showdown import NO_DECLARATION
+from hilo_env.equation_hilo.table import describe
 
 _HAND_OVER = Phase.HAND_OVER  # bound once: Python 3.11 looks enum members up slowly
 
@@ -70,6 +70,7 @@ class raw_env(CardGameEnv):
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)
+    table_of = staticmethod(describe)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
                  **overrides: Any) -> None:
@@ -174,11 +175,3 @@ class raw_env(CardGameEnv):
         return {"declaration": DECLARATION_NAMES.get(res.declarations[seat]),
                 "low_equation": None if low is None else low.equation,
                 "high_equation": None if high is None else high.equation}
-
-    def render(self) -> Any:
-        """As :meth:`CardGameEnv.render` (``ansi``: the player to act's view, its hidden card
-        shown; ``human``: a spectator's, hidden cards only at the showdown), and
-        ``rgb_array``: a spectator's picture of the table (:mod:`equation_hilo.picture`)."""
-        if self.render_mode == "rgb_array":
-            return picture(self.game, viewer=None)
-        return super().render()

@@ -15,7 +15,8 @@
 | infos        | numbers only: ``team_outcome`` (0 until the end, then ±1, never shaped),   |
 |              | ``shaping`` (this step's unweighted term), ``tricks_won``, ``trick``       |
 | episode      | one round: n bids, n × pass_cards passes, 14 n plays                       |
-| render modes | ``ansi`` (returns text), ``human`` (prints it)                             |
+| render modes | ``ansi`` (returns text), ``human`` (prints it), ``rgb_array`` (a spectator's |
+|              | picture, uint8 H×W×3: :mod:`hilo_env.picture`)                             |
 
 ``reset(seed=..., options={"deck": [...], "line": [...], "dealer": 2})`` stacks the cards in
 play (ids or texts, top first), the line of Win Cards (trick 1's first) and the dealer. The
@@ -42,6 +43,7 @@ from hilo_env.himilo.engine import Phase, Round
 from hilo_env.himilo.observation import Encoder, action_mask
 from hilo_env.himilo.render import player_name, render_text
 from hilo_env.himilo.rules import CONSTRAINT_SHAPING, RuleSet, resolve
+from hilo_env.himilo.table import describe
 
 RESET_OPTIONS = ("deck", "line", "dealer")
 """The keys ``reset(options=...)`` accepts."""
@@ -58,12 +60,13 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`himilo.engine.Round`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"],
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
                                           "name": "himilo_v0", "is_parallelizable": False,
                                           "render_fps": 1}
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)
+    table_of = staticmethod(describe)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
                  shaping_weight: float = 1.0, **overrides: Any) -> None:

@@ -10,7 +10,8 @@
 |                   | ``round_reward`` r, each round's winner also +r and the others -r/(n-1)  |
 | episode           | rounds until a seat wins one it started with ``final_cards`` cards       |
 |                   | (terminated), or ``max_turns`` decisions (truncated, no game reward)     |
-| render modes      | ``ansi`` (returns text), ``human`` (prints it)                           |
+| render modes      | ``ansi`` (returns text), ``human`` (prints it), ``rgb_array`` (a         |
+|                   | spectator's picture, uint8 H×W×3: :mod:`hilo_env.picture`)               |
 
 ``reset(seed=..., options=...)`` takes ``deck`` (round 1's 52 cards, ids or texts, top first),
 ``shuffle`` (the chance hook, ``cards -> order``, in place of the seeded one) and ``wins``
@@ -38,6 +39,7 @@ from hilo_env.lohi.engine import Game, SeededShuffle
 from hilo_env.lohi.observation import Encoder, action_mask
 from hilo_env.lohi.render import player_name, render_text
 from hilo_env.lohi.rules import RuleSet, resolve
+from hilo_env.lohi.table import describe
 
 RESET_OPTIONS = ("deck", "shuffle", "wins")
 
@@ -51,11 +53,13 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`hilo_env.lohi.engine.Game`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "lohi_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
+                                          "name": "lohi_v0",
                                           "is_parallelizable": False, "render_fps": 1}
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)
+    table_of = staticmethod(describe)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
                  **overrides: Any) -> None:
