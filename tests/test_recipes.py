@@ -20,7 +20,8 @@ from hilo_env.envs.single_env import HiLoEnv
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "libraries.md"
 RECIPES = dict(re.findall(r"```python (\w+)\n(.*?)```", DOC.read_text(), re.DOTALL))
-NEEDS = {"torchrl": "torchrl", "tianshou": "tianshou", "parallel": None}
+NEEDS = {"torchrl": "torchrl", "tianshou": "tianshou", "tianshou_selfplay": "tianshou",
+         "parallel": None}
 """Each recipe's library (None: PettingZoo alone)."""
 
 
@@ -33,7 +34,7 @@ def test_recipe_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     library = NEEDS[name]
     if library is not None and importlib.util.find_spec(library) is None:
         pytest.skip(f"{library} is not installed (not a dependency of hilo_env; "
-                    f"pip install {library} to run this recipe)")
+                    f"pip install -e '.[libraries]' to run this recipe)")
     exec(compile(RECIPES[name], f"docs/libraries.md ({name})", "exec"), {})
     assert capsys.readouterr().out or name == "tianshou"
 

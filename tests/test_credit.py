@@ -1,0 +1,178 @@
+"""Each seat's rewards on its own transitions, through every multi-agent route of
+docs/libraries.md, over the three games: credited rewards sum to the seat's env total, and none
+lands on a step where the seat did not act. Each library's test is skipped, naming it, where it
+is not installed (the ``libraries`` extra). About 20 s with the libraries."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+import hilo_env
+from hilo_env import himilo_v0, lohi_v0
+from hilo_env.envs.credit import NOBODY, SeatTransitions, credit_steps
+from hilo_env.envs.mask_in_info import MASK_INFO, mask_in_info
+
+RAW = {"hilo": hilo_env.raw_env, "lohi": lambda: lohi_v0.raw_env("single_round"),
+       "himilo": himilo_v0.raw_env}
+"""Each game's raw env, with rules short enough for many episodes (lo-hi: one round)."""
+
+
+def needs(library: str) -> None:
+    if importlib.util.find_spec(library) is None:
+        pytest.skip(f"{library} is not installed (pip install -e '.[libraries]')")
+
+
+def test_credit_steps_moves_rewards_to_each_seats_last_decision() -> None:
+    """Two episodes: seat 1's chips of a hand seat 0 ends go to seat 1's last decision;
+    seat 1's reward before its first decision of the second episode is unclaimed."""
+    actors = [0, 1, 0, NOBODY, 0]
+    rewards = [[0, 0], [0, 0], [5, -5], [0, 0], [-1, 1]]
+    ends = [False, False, True, False, True]
+    credit = credit_steps(actors, rewards, ends)
+    assert credit.rewards.tolist() == [[0, 0], [0, -5], [5, 0], [0, 0], [-1, 0]]
+    assert credit.unclaimed.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="actor is a seat"):
+        credit_steps([2], [[1, 0]], [True])
+    with pytest.raises(ValueError, match="rewards"):
+        credit_steps([0, 1], [[1, 0]], [True])
+
+
+def assert_credited(credited: np.ndarray, acted: np.ndarray, totals: np.ndarray,
+                    unclaimed: np.ndarray) -> None:
+    """Credited rewards (T, seats) only where the seat acted, summing (with what no decision
+    of the seat could take) to the env totals (seats,)."""
+    assert not credited[~acted].any()
+    np.testing.assert_allclose(credited.sum(axis=0) + unclaimed, totals, atol=1e-6)
+
+
+@pytest.mark.parametrize("game", sorted(RAW))
+def test_torchrl_rollout(game: str) -> None:
+    needs("torchrl")
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    from hilo_env.envs.credit import credit_torchrl
+    env = PettingZooWrapper(env=RAW[game](), use_mask=True, categorical_actions=True, seed=0)
+    rollout = env.rollout(400, break_when_any_done=False)
+    names = [(g, i) for g, agents in env.group_map.items() for i in range(len(agents))]
+    acted = np.stack([rollout[g, "mask"][:, i].numpy().ravel() for g, i in names], axis=1)
+    before = np.stack([rollout["next", g, "reward"][:, i].numpy().ravel() for g, i in names],
+                      axis=1)
+    assert before[~acted].any()  # TorchRL's own placement: rewards where the seat did not act
+    credit = credit_torchrl(rollout, env.group_map)
+    after = np.stack([rollout["next", g, "reward"][:, i].numpy().ravel() for g, i in names],
+                     axis=1)
+    np.testing.assert_array_equal(after, credit.rewards)
+    assert_credited(after, acted, before.sum(axis=0), credit.unclaimed)
+
+
+@pytest.mark.parametrize("game", sorted(RAW))
+def test_tianshou_buffer(game: str) -> None:
+    needs("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    from hilo_env.envs.credit import credit_tianshou
+    env = PettingZooEnv(RAW[game]())
+    agents = list(env.agents)
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)
+                    for _ in agents], env=env)
+    envs = DummyVectorEnv([lambda: PettingZooEnv(RAW[game]()) for _ in range(2)])
+    buffer = VectorReplayBuffer(20_000, 2)
+    collector = Collector(algorithm, envs, buffer)
+    collector.reset()
+    collector.collect(n_episode=20)
+    rows = buffer.sample_indices(0)
+    actors = np.array([agents.index(str(a)) for a in buffer.obs.agent_id[rows]])
+    acted = actors[:, None] == np.arange(len(agents))
+    before = buffer.rew[rows].copy()
+    assert before[~acted].any()  # Tianshou's own placement: on the mover's row
+    credit = credit_tianshou(buffer, agents)
+    assert_credited(buffer.rew[rows], acted, before.sum(axis=0), credit.unclaimed)
+    again = buffer.rew[rows].copy()
+    credit_tianshou(buffer, agents)
+    np.testing.assert_array_equal(buffer.rew[rows], again)
+
+
+def play_parallel(game: str, episodes: int) -> tuple[list, dict, dict, dict]:
+    """The parallel recipe of docs/libraries.md: random legal play, each acting seat's
+    transitions through SeatTransitions; returns them, each seat's env total, its decisions
+    and its unclaimed rewards."""
+    env = turn_based_aec_to_parallel(mask_in_info(RAW[game]()))
+    rng = np.random.default_rng(0)
+    memory: list = []
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    decisions = dict.fromkeys(env.possible_agents, 0)
+    unclaimed = dict.fromkeys(env.possible_agents, 0.0)
+    for episode in range(episodes):
+        observations, infos = env.reset(seed=episode)
+        seats = SeatTransitions()
+        while env.agents:
+            actor = next(a for a in env.agents if infos[a][MASK_INFO].any())
+            action = int(rng.choice(np.flatnonzero(infos[actor][MASK_INFO])))
+            decisions[actor] += 1
+            memory.append(seats.decide(actor, observations[actor], action))
+            observations, rewards, terminations, truncations, infos = env.step(
+                {a: action if a == actor else 0 for a in env.agents})
+            seats.receive(rewards)
+            for agent, reward in rewards.items():
+                totals[agent] += reward
+            for agent in terminations:
+                if terminations[agent] or truncations[agent]:
+                    memory.append(seats.finish(agent, observations.get(agent),
+                                               terminations[agent], truncations[agent]))
+        for agent, reward in seats.unclaimed.items():
+            unclaimed[agent] += reward
+    return [t for t in memory if t is not None], totals, decisions, unclaimed
+
+
+@pytest.mark.parametrize("game", sorted(RAW))
+def test_parallel_recipe(game: str) -> None:
+    """AgileRL's multi-agent loop (agilerl/training/train_multi_agent_off_policy.py) stores
+    every agent's (obs, action, reward, next_obs, done) at every step of the parallel view;
+    the recipe stores acting seats' transitions only, each with what followed its decision."""
+    memory, totals, decisions, unclaimed = play_parallel(game, 30)
+    for agent in totals:
+        own = [t for t in memory if t.agent == agent]
+        assert len(own) == decisions[agent]
+        assert sum(t.reward for t in own) + unclaimed[agent] == pytest.approx(totals[agent])
+    assert all(t.next_observation is not None or t.truncated for t in memory)
+    assert sum(t.terminated for t in memory) > 0
+
+
+@pytest.mark.parametrize("game", sorted(RAW))
+def test_rllib_episode(game: str) -> None:
+    """RLlib needs no credit: its episode adds a reward given between an agent's observations
+    to that agent's pending transition."""
+    needs("ray")
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    from hilo_env.agents.rllib import MASK_KEY
+    from hilo_env.envs.rllib_env import TurnBasedRLlibEnv
+    env = TurnBasedRLlibEnv(RAW[game]())
+    rng = np.random.default_rng(0)
+    for seed in range(15):
+        obs, info = env.reset(seed=seed)
+        episode = MultiAgentEpisode(observations=[obs], infos=[info],
+                                    observation_space=env.observation_spaces,
+                                    action_space=env.action_spaces)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        decisions = dict.fromkeys(env.possible_agents, 0)
+        while not episode.is_done:
+            agent = env.aec.agent_selection
+            decisions[agent] += 1
+            action = int(rng.choice(np.flatnonzero(obs[agent][MASK_KEY])))
+            obs, rewards, term, trunc, infos = env.step({agent: action})
+            for a, r in rewards.items():
+                totals[a] += r
+            episode.add_env_step(obs, {agent: action}, rewards, infos, terminateds=term,
+                                 truncateds=trunc)
+        for agent, single in episode.agent_episodes.items():
+            assert len(single) == decisions[agent]
+            assert sum(single.get_rewards()) == pytest.approx(totals[agent])
