@@ -6,6 +6,8 @@ hands through the AEC env with no illegal action (about 40 s on a 2-core machine
 from __future__ import annotations
 
 import csv
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +18,12 @@ import hilo_env
 from hilo_env import agents, cli, himilo_v0, lohi_v0
 from hilo_env.training.config import TrainConfig
 
+pytestmark = [pytest.mark.filterwarnings("error:os.fork\\(\\) was called:RuntimeWarning"),
+              pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")]
+"""Nothing here forks the test process: where JAX is loaded (by other tests of the run) it
+warns of a fork from its fork hook (whose warning pytest reports as unraisable); Ray starts
+its processes that way, so Ray runs in a process of its own."""
+
 ray = pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rllib]'")
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 
@@ -23,7 +31,7 @@ from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 
 from hilo_env.agents.rllib import MASK_KEY, OBS_KEY, SHARED, RLlibAgent  # noqa: E402
 from hilo_env.envs.rllib_env import RLlibHiLoEnv, TurnBasedRLlibEnv  # noqa: E402
-from hilo_env.training.rllib_train import LeagueMapping  # noqa: E402
+from hilo_env.training.rllib_train import LeagueMapping, returns_text  # noqa: E402
 
 
 def play_episode(env: RLlibHiLoEnv, seed: int, rng: np.random.Generator) -> MultiAgentEpisode:
@@ -131,31 +139,45 @@ def test_missing_rllib_extra_is_named_first(capsys: pytest.CaptureFixture[str],
     assert "needs the 'rllib' extra (ray missing): pip install 'hilo_env[rllib]'" in captured.err
 
 
-@pytest.fixture(scope="module")
-def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Path]:
-    """The bundled league config, shrunk, on a new local Ray of 2 CPUs (not a cluster this
-    machine may have, nor RAY_ADDRESS's): 2 iterations of 256
-    decisions on standard rules, a snapshot and a checkpoint after the first; returns the
-    config and the saved policy's folder."""
-    from hilo_env.training.rllib_train import train
+TRAIN_IN_ITS_OWN_PROCESS = """
+import ast
+import sys
 
-    config = TrainConfig.from_yaml(
-        "rllib_league", output_dir=str(tmp_path_factory.mktemp("rllib")),
-        total_timesteps=512, num_envs=4, n_steps=64, batch_size=128, n_epochs=1,
-        net_arch=[32, 32], snapshot_every=256, eval_every=0, eval_hands=20,
-        checkpoint_every=256)
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        return config, train(config, progress=False)
-    finally:
-        ray.shutdown()
+import ray
+from hilo_env.training.config import TrainConfig
+from hilo_env.training.rllib_train import train
+config = TrainConfig.from_yaml("rllib_league", **ast.literal_eval(sys.argv[1]))
+ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+try:
+    print(train(config, progress=True))
+finally:
+    ray.shutdown()
+"""
+"""The league run, in a fresh Python: Ray starts its processes by forking, which JAX (imported
+by other tests of the same run) warns of in the process that imported it."""
+
+
+@pytest.fixture(scope="module")
+def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Path, str]:
+    """The bundled league config, shrunk, on a new local Ray of 2 CPUs (not a cluster this
+    machine may have, nor RAY_ADDRESS's) in its own process: 2 iterations of 256
+    decisions on standard rules, a snapshot and a checkpoint after the first; returns the
+    config, the saved policy's folder and what the run printed."""
+    overrides = dict(output_dir=str(tmp_path_factory.mktemp("rllib")), total_timesteps=512,
+                     num_envs=4, n_steps=64, batch_size=128, n_epochs=1, net_arch=[32, 32],
+                     snapshot_every=256, eval_every=0, eval_hands=20, checkpoint_every=256)
+    config = TrainConfig.from_yaml("rllib_league", **overrides)
+    run = subprocess.run([sys.executable, "-c", TRAIN_IN_ITS_OWN_PROCESS, repr(overrides)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return config, Path(run.stdout.splitlines()[-1]), run.stdout
 
 
 def test_two_league_iterations_then_play_as_an_agent(
-        league_run: tuple[TrainConfig, Path]) -> None:
+        league_run: tuple[TrainConfig, Path, str]) -> None:
     """Checkpoints, logs and evaluations are written; the saved policy (and the same policy
     read from the algorithm checkpoint) plays 50 hands of the AEC env, never illegally."""
-    config, policy = league_run
+    config, policy, _ = league_run
     assert config.backend == "rllib" and config.rules == "standard"
     run = config.run_dir.resolve()
     assert policy == run / "policy"
@@ -190,9 +212,28 @@ def test_two_league_iterations_then_play_as_an_agent(
     assert decisions >= 50
 
 
-def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path], tmp_path: Path) -> None:
-    _, policy = league_run
+def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str],
+                                  tmp_path: Path) -> None:
+    _, policy, _ = league_run
     with pytest.raises(ValueError, match="trained under other rules"):
         agents.make(f"rllib:{policy}", "classic")
     with pytest.raises(ValueError, match="no policy folder"):
         agents.make(f"rllib:{tmp_path / 'nothing'}")
+
+
+def test_progress_prints_returns_as_numbers(league_run: tuple[TrainConfig, Path, str]) -> None:
+    """Each iteration's line gives each seat's mean return as a signed number (not NumPy's
+    ``np.float64(...)``)."""
+    lines = [ln for ln in league_run[2].splitlines() if ln.startswith("[iteration")]
+    assert len(lines) == 2
+    assert re.search(r"mean returns (none yet|player_0 [+-]\d+\.\d\d)", lines[-1]), lines
+    assert "np." not in league_run[2] and "{" not in lines[-1]
+
+
+@pytest.mark.parametrize(("returns", "text"), [
+    ({}, "none yet"),
+    ({"player_1": np.float64(-0.5), "player_0": np.float64(0.5)}, "player_0 +0.50, player_1 -0.50"),
+    ({"player_0": np.float32("nan")}, "player_0 n/a"),
+])
+def test_returns_text(returns: dict, text: str) -> None:
+    assert returns_text(returns) == text

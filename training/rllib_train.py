@@ -158,6 +158,15 @@ def scalars(result: dict[str, Any], prefix: str = "") -> dict[str, float]:
     return out
 
 
+def returns_text(returns: dict[str, Any]) -> str:
+    """RLlib's mean episode return per seat, for people: ``player_0 +0.25, player_1 -0.25``
+    (``none yet`` before an episode has ended; ``n/a`` for a seat without one)."""
+    if not returns:
+        return "none yet"
+    return ", ".join(f"{seat} {float(value):+.2f}" if math.isfinite(float(value))
+                     else f"{seat} n/a" for seat, value in sorted(returns.items()))
+
+
 def train(config: TrainConfig, progress: bool = True,
           on_eval: Callable[[int, dict[str, tuple[float, float]], float], None] | None = None,
           ) -> Path:
@@ -231,7 +240,8 @@ def train(config: TrainConfig, progress: bool = True,
         if progress:
             ret = result[ENV_RUNNER_RESULTS].get("agent_episode_returns_mean", {})
             print(f"[iteration {algo.iteration}] {steps:,} decisions, "
-                  f"{time.perf_counter() - start:.0f} s, returns {ret}", flush=True)
+                  f"{time.perf_counter() - start:.0f} s, mean returns {returns_text(ret)}",
+                  flush=True)
 
         def crossed(every: int, now: int = steps, was: int = before) -> bool:
             return every > 0 and now // every > was // every
