@@ -61,6 +61,7 @@ import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 import numpy as np
@@ -71,12 +72,15 @@ from hilo_env.agents.registry import check, make, needs_extra
 from hilo_env.equation_hilo import terminal as equation_hilo_view
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.game_spec import load
+from hilo_env.replays import Episode, Replay
 
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("", "help", "?")
 PROMPT = "your action> "
 YOU = "You"
 """Who the person's own actions are told of."""
+PERSON = "person"
+"""The person's seat in a replay's seat labels."""
 WIDTH = 80
 """Columns the intro and help texts are wrapped to."""
 DEMO_AGENTS = ("heuristic", "caller")
@@ -124,12 +128,15 @@ def view(game: str | None = None) -> TerminalView:
 
 def play(opponent: str | None = None, rules: Any = None, count: int | None = None,
          seed: int = 0, seat: int = 0, *, game: str | None = None,
-         read_line: Callable[[str], str] | None = None, out: TextIO | None = None) -> float:
+         read_line: Callable[[str], str] | None = None, out: TextIO | None = None,
+         save_replay: str | Path | None = None) -> float:
     """A person (seat ``seat``) plays ``count`` units of ``game`` (None: the view's
     ``DEFAULT_COUNT``) with ``opponent`` (None: the spec's baseline) in every other seat;
     returns the person's total score (chips, rewards, rounds won). End of input, Ctrl-C or
     ``quit`` stop early. ``read_line(prompt)`` reads a command (default:
-    :func:`terminal_reader`). Bad arguments raise ValueError before anything is said."""
+    :func:`terminal_reader`). ``save_replay``: a file the match is written to as a replay
+    (:mod:`hilo_env.replays`), also when it stops early. Bad arguments raise ValueError
+    before anything is said."""
     spec = games.get(game)
     shown = view(spec.name)
     opponent = spec.baseline if opponent is None else opponent
@@ -165,34 +172,42 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
         return [f"Legal now: {shown.legal_text(legal)}",
                 *([wrap(f"Shortcuts: {shown.SHORTCUTS}")] if shown.SHORTCUTS else [])]
 
-    total, played, state = 0, 0, None
-    for state in shown.deals(rules, seed, count):
-        say()
-        say(rule(f"{spec.unit.capitalize()} {played + 1} of {count}"))
-        while state.current_player is not None:
-            s = state.current_player
-            if s == seat:
-                say(shown.table(state, seat))
-                action = ask(state.legal_actions(), read_line, say, shown.parse_command,
-                             help_lines)
-                if action is None:
-                    say("Bye.")
-                    return total + shown.score(state, seat)
-                say(narration(shown, action))
-            else:
-                action = seats.act(bots[s], state)
-                say(narration(shown, action, f"{seats.names[s]} ({opponent})"))
-            state.step(action)
-            for line in shown.news(state):
+    record = Replay.new(spec.name, rules, {"by": "match", "seed": seed, "count": count})
+    labels = [PERSON if s == seat else opponent for s in range(n)]
+    try:
+        total, played, state = 0, 0, None
+        for state in shown.deals(rules, seed, count):
+            record.episodes.append(Episode(seats=labels))
+            say()
+            say(rule(f"{spec.unit.capitalize()} {played + 1} of {count}"))
+            while state.current_player is not None:
+                s = state.current_player
+                if s == seat:
+                    say(shown.table(state, seat))
+                    action = ask(state.legal_actions(), read_line, say, shown.parse_command,
+                                 help_lines)
+                    if action is None:
+                        say("Bye.")
+                        return total + shown.score(state, seat)
+                    say(narration(shown, action))
+                else:
+                    action = seats.act(bots[s], state)
+                    say(narration(shown, action, f"{seats.names[s]} ({opponent})"))
+                state.step(action)
+                record.episodes[-1].actions.append(int(action))
+                for line in shown.news(state):
+                    say(line)
+            for line in shown.outcome(state, seat):
                 say(line)
-        for line in shown.outcome(state, seat):
+            total += shown.score(state, seat)
+            played += 1
+        say()
+        for line in shown.match_end(state, seat, total, played):
             say(line)
-        total += shown.score(state, seat)
-        played += 1
-    say()
-    for line in shown.match_end(state, seat, total, played):
-        say(line)
-    return total
+        return total
+    finally:
+        if save_replay is not None:
+            say(f"Replay written to {record.save(save_replay)}.")
 
 
 def narration(shown: TerminalView, action: int, who: str | None = None,

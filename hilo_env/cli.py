@@ -192,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="save a bar chart (PNG, SVG...; needs the train extra's matplotlib); "
                         "a missing folder is made")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-replays", metavar="DIR", default=None,
+                   help="write each table's episodes to DIR as a replay file (docs/replays.md)")
     p.set_defaults(func=_cmd_tournament)
 
     p = sub.add_parser("play", parents=[of_game],
@@ -209,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_count(p, "episodes in the match", "3 hands, 1 game, 1 round")
     p.add_argument("--seat", type=int, default=0,
                    help="your seat, 0 acts first (default: %(default)s)")
+    p.add_argument("--save-replay", metavar="FILE", default=None,
+                   help="write the match to FILE as a replay (docs/replays.md), also when "
+                        "you quit early")
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser("train", help="self-play PPO training from a YAML config",
@@ -519,7 +524,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     try:
         result = tournament(args.agents, rules, count, seed=args.seed, game=spec.name,
                             progress=False if args.no_progress else None,
-                            rules_name=args.rules or spec.default_rules)
+                            rules_name=args.rules or spec.default_rules,
+                            save_replays=args.save_replays)
     except ImportError as exc:  # a ppo: agent without the training extra
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -539,7 +545,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     _check_agent(opponent, spec.name)
     count = _count(args, spec, None)
     try:
-        play(opponent, rules, count, seed=args.seed, seat=args.seat, game=spec.name)
+        play(opponent, rules, count, seed=args.seed, seat=args.seat, game=spec.name,
+             save_replay=args.save_replay)
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt

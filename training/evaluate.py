@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -44,6 +45,8 @@ from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.game_spec import GameSpec
+from hilo_env.replays import Episode as ReplayEpisode
+from hilo_env.replays import Replay
 from hilo_env.training.lockstep import play_episodes
 
 Z95 = 1.959963984540054
@@ -167,19 +170,21 @@ class TableResult:
 
 def play_table(players: Sequence[Agent], rules: Any, deals: int, seed: int = 0, *,
                game: str | None = None, record: bool = False,
-               on_episodes: Callable[[int], None] | None = None) -> TableResult:
+               on_episodes: Callable[[int], None] | None = None,
+               replay: Replay | None = None) -> TableResult:
     """Play ``deals`` duplicate deals of ``game`` (default: Equation Hi-Lo) at one table.
 
     In rotation ``r`` seat ``s`` holds ``players[(s + r) % n]``; deal ``d`` is dealt by
     :func:`deal_rng` ``(seed, d)`` in Equation Hi-Lo, by ``reset(seed=deal_seed(seed, d))`` in
     the other games. ``on_episodes(k)`` is called after every ``k`` episodes; ``record``
-    (Equation Hi-Lo) keeps each deal's cards.
+    (Equation Hi-Lo) keeps each deal's cards; ``replay`` (an ``env``-dealt
+    :class:`~hilo_env.replays.Replay`) gets every episode.
     """
     spec = games.get(game)
     if deals < 1:
         raise ValueError(f"a table plays at least 1 deal, not {deals}")
     if spec.name == games.DEFAULT:
-        return _play_hilo_table(players, rules, deals, seed, record, on_episodes)
+        return _play_hilo_table(players, rules, deals, seed, record, on_episodes, replay)
     if record:
         raise ValueError(f"record= keeps Equation Hi-Lo's deals, not {spec.title}'s")
     rules = spec.rules(rules)
@@ -190,8 +195,13 @@ def play_table(players: Sequence[Agent], rules: Any, deals: int, seed: int = 0, 
     start = time.perf_counter()
     rotations = [tuple((s + r) % n for s in range(n)) for r in range(n)]
     episodes = [(deal_seed(seed, d), seating) for d in range(deals) for seating in rotations]
+    actions: list[list[int]] | None = None if replay is None else []
     returns = play_episodes(lambda: spec.raw_env(rules), players, episodes,
-                            on_episode=on_episodes)
+                            on_episode=on_episodes, actions=actions)
+    if replay is not None:
+        replay.episodes.extend(
+            ReplayEpisode(taken, [players[p].name for p in seating], episode_seed)
+            for (episode_seed, seating), taken in zip(episodes, actions, strict=True))
     # returns[e, s] belongs to players[rotations[r][s]]: gather it by player
     by_player = np.argsort(np.array(rotations), axis=1)  # (rotations, players) -> seat
     rows = returns.reshape(deals, n, n)
@@ -207,7 +217,8 @@ def seat_count(spec: GameSpec, rules: Any) -> int:
 
 
 def _play_hilo_table(players: Sequence[Agent], rules: RuleSet | str, deals: int, seed: int,
-                     record: bool, on_episodes: Callable[[int], None] | None) -> TableResult:
+                     record: bool, on_episodes: Callable[[int], None] | None,
+                     replay: Replay | None) -> TableResult:
     """Equation Hi-Lo's table on its engine, one hand at a time (:func:`play_table`)."""
     rules = resolve(rules)
     if rules.hands_per_episode != 1:
@@ -229,11 +240,16 @@ def _play_hilo_table(players: Sequence[Agent], rules: RuleSet | str, deals: int,
                 deal_records.append(DealRecord(tuple(game.hidden), tuple(map(tuple, game.up)),
                                                tuple(game.set_aside), tuple(reversed(game.deck)),
                                                game.hand_seed))
+            taken = []
             while game.phase < Phase.HAND_OVER:
                 seat = game.current_player
                 action = players[(seat + r) % n].act(encoder.encode(game, seat),
                                                      action_mask(game))
                 game.step(int(action))
+                taken.append(int(action))
+            if replay is not None:  # deal_rng(seed, d) is the env's reset(seed=[seed, d])
+                replay.episodes.append(ReplayEpisode(
+                    taken, [players[(s + r) % n].name for s in range(n)], [seed, d]))
             for seat, chips in enumerate(game.result.net):
                 net[(seat + r) % n] += chips
             house += game.result.house
@@ -396,14 +412,16 @@ def team_seatings(names: Sequence[str], num_players: int) -> list[tuple[str, ...
 
 def tournament(names: Sequence[str], rules: Any = None, count: int | None = None,
                seed: int = 0, *, game: str | None = None, progress: bool | None = None,
-               rules_name: str | None = None, **unit: int) -> TournamentResult:
+               rules_name: str | None = None, save_replays: str | Path | None = None,
+               **unit: int) -> TournamentResult:
     """A round robin between registered agents of ``game`` (default: Equation Hi-Lo):
     ``count`` episodes at each table (or by the unit's name: ``hands=``, ``games=``,
     ``rounds=``), rounded up to whole duplicate deals, the same deals at every table.
     ``rules``: a preset name, a RuleSet (or for Equation Hi-Lo a YAML path); None: the game's
     default preset; ``rules_name`` names them in the table (default: the preset or path given,
     or ``custom``). ``progress``: a tqdm bar (default: for long tournaments, when tqdm is
-    installed)."""
+    installed). ``save_replays``: a folder each table's episodes are written to, one replay
+    file a table (:mod:`hilo_env.replays`)."""
     spec = games.get(game)
     count = unit_count(spec, count, **unit)
     names = list(names)
@@ -423,14 +441,26 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
         for group, players in zip(groups, seated, strict=True):
             if bar is not None:
                 bar.set_description(" vs ".join(group))
+            replay = None if save_replays is None else \
+                Replay.new(spec.name, rules, {"by": "env"})
             tables.append(play_table(players, rules, deals, seed, game=spec.name,
-                                     on_episodes=None if bar is None else bar.update))
+                                     on_episodes=None if bar is None else bar.update,
+                                     replay=replay))
+            if replay is not None:
+                replay.save(Path(save_replays) / replay_name(len(tables), group))
     finally:
         if bar is not None:
             bar.close()
     return TournamentResult(rules_name=rules_name, rules=rules, names=tuple(names),
                             tables=tables, seed=seed, seconds=time.perf_counter() - start,
                             spec=spec)
+
+
+def replay_name(table: int, group: Sequence[str]) -> str:
+    """The replay file of table number ``table`` (from 1): ``01-heuristic-vs-random.json``,
+    any character a file name may not hold in an agent's name (``ppo:PATH``) as ``_``."""
+    title = "-vs-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", name) for name in group)
+    return f"{table:02d}-{title}.json"
 
 
 class MatchSetup(NamedTuple):

@@ -33,9 +33,11 @@ Episode = tuple[int, Sequence[int]]
 
 def play_episodes(make_env: Callable[[], Any], players: Sequence[Agent],
                   episodes: Sequence[Episode], *, lanes: int = LANES,
-                  on_episode: Callable[[int], None] | None = None) -> np.ndarray:
+                  on_episode: Callable[[int], None] | None = None,
+                  actions: list[list[int]] | None = None) -> np.ndarray:
     """Play every episode; returns ``(episodes, seats)``: each seat's summed reward.
-    ``on_episode(1)`` is called as each episode ends."""
+    ``on_episode(1)`` is called as each episode ends; ``actions``, when given (empty), gets
+    each episode's actions in order (a replay's)."""
     if lanes < 1:
         raise ValueError(f"lanes must be at least 1, not {lanes}")
     envs = [make_env() for _ in range(max(1, min(lanes, len(episodes))))]
@@ -46,6 +48,8 @@ def play_episodes(make_env: Callable[[], Any], players: Sequence[Agent],
             raise ValueError(f"episode {episode}: seating {list(seating)} does not seat "
                              f"{len(seat_of)} of the {len(players)} players")
     returns = np.zeros((len(episodes), len(seat_of)))
+    if actions is not None:
+        actions.extend([] for _ in episodes)
     playing = [-1] * len(envs)  # lane -> the episode it plays
     queued = iter(range(len(episodes)))
 
@@ -74,10 +78,12 @@ def play_episodes(make_env: Callable[[], Any], players: Sequence[Agent],
                 masks = np.stack([o["action_mask"] for o in seen])
             else:
                 observations, masks = None, np.stack([_mask(envs[lane]) for lane in group])
-            actions = agent.act_batch(observations, masks)
-            for lane, action in zip(group, actions.tolist(), strict=True):
+            chosen = agent.act_batch(observations, masks)
+            for lane, action in zip(group, chosen.tolist(), strict=True):
                 env = envs[lane]
                 env.step(int(action))
+                if actions is not None:
+                    actions[playing[lane]].append(int(action))
                 row = returns[playing[lane]]
                 for name, reward in env.rewards.items():
                     row[seat_of[name]] += reward
