@@ -14,11 +14,11 @@
 [--seed 0] [--seat 0]``
     Play in the terminal against (or, in a cooperative game, with) any agent of the game; the
     default opponent is the game's rule-based baseline (``agents.play``).
-``hilo train selfplay|smoke|ppo_standard|rllib_league|PATH [--total-timesteps N] [--output-dir D]
-[--name N]``
-    Self-play PPO training of the config's ``game``, the config's ``backend``: ``sb3`` (MaskablePPO,
-    ``training.selfplay``) or ``rllib`` (Ray RLlib, ``training.rllib_train``); the config is
-    checked first.
+``hilo train NAME|PATH [--total-timesteps N] [--output-dir D] [--name N]``
+    Self-play PPO training from a bundled config by name (``hilo train --help`` lists them:
+    ``training.config.bundled_configs``) or a YAML file, of the config's ``game`` with its
+    ``backend``: ``sb3`` (MaskablePPO, ``training.selfplay``) or ``rllib`` (Ray RLlib,
+    ``training.rllib_train``); the config is checked first.
 ``hilo gauntlet AGENT [--game G] [--rules R] [--hands|--games|--rounds N] [--opponents ...]``
     An agent against each other agent of its game (Equation Hi-Lo: the gauntlet's scripted
     styles), duplicate deals (``training.gauntlet``).
@@ -129,6 +129,8 @@ def _agents_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand; each option's help shows its default."""
+    from hilo_env.training.config import bundled_configs
+
     per_game = _agents_help()
     presets = "; ".join(f"{g}: {', '.join(games.get(g).presets)}" for g in games.names())
     parser = _Parser(prog="hilo", description="Equation Hi-Lo: solver and game.")
@@ -158,8 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("numbers", nargs="+", type=int, metavar="N",
                    help="the four number cards' values, 0..10")
     p.add_argument("--ops", "-o", default="+-/",
-                   help="the three operators, from + - * / (or − × ÷, x for ×) "
-                        "(default: %(default)s)")
+                   help="the three operators, from + - * / (or − × ÷, x for ×): a hand "
+                        "holds + − ÷, a × in place of + or − (classic: of both); others "
+                        "are solved as written, with a note (default: %(default)s)")
     p.add_argument("--roots", "-r", type=int, default=0,
                    help="how many √ the hand holds, 0..3 (default: %(default)s)")
     p.add_argument("--rules", default=None,
@@ -224,9 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "or the cluster RAY_ADDRESS names).")
     p.epilog = (f"Install the train extra with: {install_line('train')}; the rllib extra "
                 f"with: {install_line('rllib')}")
-    p.add_argument("config", help="a training config: a bundled one by name (selfplay, smoke, "
-                                  "ppo_standard, ppo_3p ... ppo_6p, rllib_league) or a YAML "
-                                  "path")
+    p.add_argument("config", help="a training config: a bundled one by name ("
+                                  + ", ".join(bundled_configs()) + ") or a YAML path")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
@@ -421,8 +423,14 @@ def _join_ops(argv: list[str]) -> list[str]:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    integer = args.integer or (args.rules is not None and resolve(args.rules).integer_results)
+    rules = resolve(args.rules or "standard")
+    integer = args.integer or (args.rules is not None and rules.integer_results)
     sol = solver.solve(args.numbers, args.ops, args.roots, integer_results=integer)
+    dealt = solver.hand_operator_sets(rules)
+    if sol.operators not in dealt:  # solvable, but say it is no hand of these rules
+        print(f"hilo: note: no hand of the {args.rules or 'standard'} rules holds "
+              f"{_symbols(sol.operators)} (they hold {', '.join(map(_symbols, dealt))}); "
+              "solved as written", file=sys.stderr)
     if args.json:
         print(json.dumps(sol.to_dict(), ensure_ascii=False))
     else:
@@ -430,9 +438,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _symbols(ops: str) -> str:
+    """Operators as people write them: ``"+-/"`` -> ``"+ − ÷"``."""
+    return " ".join(solver.OP_SYMBOLS[o] for o in ops)
+
+
 def format_solution(sol: solver.Solution) -> str:
     """A few lines for people: the hand, then the best Low and High equations."""
-    ops = " ".join(solver.OP_SYMBOLS[o] for o in sol.operators)
+    ops = _symbols(sol.operators)
     roots = f"{sol.roots} root" + ("" if sol.roots == 1 else "s")
     mode = "whole-number results only" if sol.integer_results else "any real result"
     lines = [f"Hand: {' '.join(map(str, sol.numbers))}   operators {ops}   {roots}   ({mode})"]

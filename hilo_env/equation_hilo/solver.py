@@ -29,6 +29,8 @@ Public API
     ``√4 ÷ 7 + 9 − 8``), and the cards in equation order: ``numbers``, ``rooted``, ``operators``.
 ``evaluate(text) -> float``
     The value of an equation written as text; NaN when it divides by zero.
+``hand_operator_sets(rules) -> tuple[str, ...]``
+    The operator multisets a hand of a rule set can hold (``hilo solve`` notes others).
 ``OPSETS``, ``opset_id(operators) -> int``, ``canonical_operators(operators) -> str``
     The tabulated operator multisets (an opset id indexes ``OPSETS``); the id of a multiset in
     any spelling (ValueError if not tabulated); a multiset of 1 to 3 operators as ASCII
@@ -110,6 +112,7 @@ import numpy as np
 
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.cards import NUM_VALUES
+from hilo_env.equation_hilo.rules import RuleSet
 
 __all__ = [
     "HIGH_TARGET", "LOW_TARGET", "MAX_ROOTS", "MIN_NUMBERS", "NUM_MULTISETS", "NUM_NUMBERS",
@@ -269,6 +272,21 @@ def canonical_operators(operators: str | Sequence[str]) -> str:
         raise ValueError(f"a hand has {MIN_NUMBERS - 1} to {NUM_OPERATORS} operators, got "
                          f"{len(out)} ({''.join(out) or 'none'})")
     return "".join(sorted(out, key=OPERATORS.index))
+
+
+def hand_operator_sets(rules: RuleSet) -> tuple[str, ...]:
+    """The operator multisets a hand of ``rules`` can hold (canonical, ``+ - * /`` order):
+    its ``base_operators`` after each × it kept (one per face-up deal at most, and at most
+    ``max_multiply``) replaced one of the ``discardable_operators`` it held. Standard and duel
+    rules: ``+-/``, ``+*/``, ``-*/``; classic adds ``**/``."""
+    kept = len(rules.base_operators) if rules.max_multiply is None else \
+        min(rules.max_multiply, len(rules.base_operators))
+    found, frontier = {rules.base_operators}, {rules.base_operators}
+    for _ in range(kept if rules.deck_multiply else 0):
+        frontier = {canonical_operators(ops.replace(op, "", 1) + "*") for ops in frontier
+                    for op in set(rules.discardable_operators) & set(ops)}
+        found |= frontier
+    return tuple(sorted(found, key=lambda ops: [OPERATORS.index(c) for c in ops]))
 
 
 def opset_id(operators: str | Sequence[str]) -> int:
