@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make demo` (the core install only, ready in about a minute)
-# and `make test` (the extras too: dev, train, rllib, openspiel, jax; several minutes).
+# and `make test` (the extras too: dev, train, rllib, openspiel, jax, web; several minutes).
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -19,7 +19,7 @@ $(CORE): $(BIN)/python pyproject.toml
 	@touch $(CORE)
 
 $(FULL): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax]"
+	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax,web]"
 	@touch $(FULL)
 
 test: $(FULL)

@@ -30,6 +30,9 @@
 ``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
+``hilo serve [--host 127.0.0.1] [--port 8765]``
+    A local web table (the ``web`` extra): play any game against agents, watch agents play,
+    step through a replay (``hilo_env.web``, docs/web.md).
 
 ``hilo --version``
     The installed version of hilo_env.
@@ -86,6 +89,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
     "openspiel": ("pyspiel",),
     "rllib": ("ray", "torch"),
+    "web": ("starlette", "uvicorn"),
 }
 """The modules each pip extra of hilo_env brings, by the name they import as."""
 
@@ -313,6 +317,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
     p.set_defaults(func=_cmd_population)
+
+    p = sub.add_parser("serve", help="a local web table: play, watch agents, replay a file",
+                       description="Serve a web table on this machine (needs the web extra): "
+                                   "play any game against agents by name in a seat of your "
+                                   "choice, watch agents play each other, step through a "
+                                   "replay file forward and back. Open the address it prints "
+                                   "in a browser; Ctrl-C stops it.")
+    p.epilog = f"Install the web extra with: {install_line('web')}"
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default: %(default)s, this machine only)")
+    p.add_argument("--port", type=int, default=8765, help="(default: %(default)s)")
+    p.set_defaults(func=_cmd_serve)
     return parser
 
 
@@ -564,6 +580,17 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
         print("\nBye.")
+    return EXIT_OK
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    require_extra("web", "hilo serve")
+    if not 0 < args.port < 65536:
+        raise _UsageError(f"--port must be 1..65535, not {args.port}")
+    from hilo_env.web.app import serve
+
+    print(f"hilo serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
+    serve(args.host, args.port)  # uvicorn stops cleanly at Ctrl-C
     return EXIT_OK
 
 

@@ -118,7 +118,8 @@ class Replay:
         ValueError names the first action that is not legal where it stands."""
         finals = []
         # zip asks the deals for a state only while an episode is left to play
-        for number, (episode, state) in enumerate(zip(self.episodes, self.states())):
+        deals = zip(self.episodes, self.states(), strict=False)  # fewer deals: refused below
+        for number, (episode, state) in enumerate(deals):
             for step, action in enumerate(episode.actions):
                 if state.current_player is None or action not in state.legal_actions():
                     raise ValueError(f"field 'episodes[{number}].actions[{step}]': action "
