@@ -36,6 +36,21 @@ def finite_number(name: str, value: Any) -> float:
     return float(value)
 
 
+ILLEGAL_ACTIONS = ("raise", "lose")
+"""What a game's env does with an illegal action (see the module docstring)."""
+
+ILLEGAL_PENALTY = -1.0
+"""The offender's reward when an illegal action ends the episode (``illegal_action="lose"``),
+as under PettingZoo's ``TerminateIllegalWrapper``."""
+
+
+def illegal_action_policy(value: Any) -> str:
+    """``value`` if it is one of :data:`ILLEGAL_ACTIONS`; otherwise a ValueError naming them."""
+    if value not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action is one of {list(ILLEGAL_ACTIONS)}, not {value!r}")
+    return value
+
+
 class CardGameEnv(AECEnv):
     """The plumbing of a card game's AEC env (see the module docstring)."""
 
@@ -45,13 +60,16 @@ class CardGameEnv(AECEnv):
     table_of: ClassVar[Any]
 
     def _seat_players(self, render_mode: str | None, names: list[str], encoder: Any,
-                      num_actions: int, observation_high: float) -> None:
-        """Check ``render_mode``; set the agents (one per name, seat order), the encoder, the
-        spaces (``Dict`` of observation and mask; ``Discrete(num_actions)``) and an empty
-        observation cache."""
+                      num_actions: int, observation_high: float,
+                      illegal_action: str = "raise") -> None:
+        """Check ``render_mode`` and ``illegal_action``; set the agents (one per name, seat
+        order), the encoder, the spaces (``Dict`` of observation and mask;
+        ``Discrete(num_actions)``) and an empty observation cache."""
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of "
                              f"{self.metadata['render_modes']}")
+        self.illegal_action = illegal_action_policy(illegal_action)
+        self._forfeited = False
         self.render_mode = render_mode
         self.possible_agents = list(names)
         self.agents = self.possible_agents[:]
@@ -74,6 +92,33 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        self._forfeited = False
+
+    def _play(self, action: Any) -> bool:
+        """Play the acting agent's ``action`` on the game. An illegal one raises (naming the
+        option that ends the episode instead) or, under ``illegal_action="lose"``, ends the
+        episode with the offender's penalty and returns False."""
+        action = self.action_id(action)
+        if self.illegal_action == "raise":
+            try:
+                self.game.step(action)
+            except ValueError as e:
+                raise ValueError(f"{e} (an env made with illegal_action='lose' ends the "
+                                 f"episode instead, the offender losing "
+                                 f"{-ILLEGAL_PENALTY:g})") from None
+            return True
+        if type(self).mask_of(self.game)[action]:
+            self.game.step(action)
+            return True
+        agent = self.agent_selection
+        self._forfeited = True
+        self._obs = {}
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = ILLEGAL_PENALTY
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        return False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -87,7 +132,8 @@ class CardGameEnv(AECEnv):
         obs = self._obs.get(agent)
         if obs is None:
             seat, game = self._seats[agent], self.game
-            if game.current_player == seat and agent == self.agent_selection:
+            if game.current_player == seat and agent == self.agent_selection and \
+                    not self._forfeited:
                 mask = type(self).mask_of(game)
             else:
                 mask = np.zeros(self._num_actions, dtype=np.int8)

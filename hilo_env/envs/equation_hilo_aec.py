@@ -23,7 +23,8 @@ action id, ``-1`` for none), ``low_distance`` and ``high_distance`` (``-1`` with
 sequence or array of card ids or text forms, top first); other option keys are refused, naming
 the known ones. A reset that raises changes nothing. The raw env takes Python
 and NumPy integers as actions (a ``TypeError`` otherwise) and raises ``ValueError`` on an
-action outside the space or an illegal one;
+action outside the space or an illegal one (``raw_env(illegal_action="lose")`` ends the
+episode instead, the offender -1: see :mod:`hilo_env.envs.card_game_env`);
 :func:`env` adds PettingZoo's classic wrappers, under which an illegal action ends the episode
 with a penalty of -1 for the player who took it.
 
@@ -73,12 +74,12 @@ class raw_env(CardGameEnv):
     table_of = staticmethod(describe)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
-                 **overrides: Any) -> None:
+                 illegal_action: str = "raise", **overrides: Any) -> None:
         super().__init__()
         self.rules = resolve(rules, **overrides)
         n = self.rules.num_players
         self._seat_players(render_mode, [player_name(i) for i in range(n)], Encoder(self.rules),
-                           A.num_actions(self.rules.max_cap), float(max(n, 3)))
+                           A.num_actions(self.rules.max_cap), float(max(n, 3)), illegal_action)
         self._rng = np.random.default_rng()
         self.game: Game | None = None
         self._result: HandResult | None = None
@@ -104,12 +105,14 @@ class raw_env(CardGameEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             selected, kept = self.agent_selection, self._obs.get(self.agent_selection)
-            if kept is not None and self._seats[selected] == self.game.current_player:
+            if kept is not None and self._seats[selected] == self.game.current_player and \
+                    not self._forfeited:
                 # selected again to act in the same state: the kept mask is all zeros
                 self._obs[selected] = {**kept, "action_mask": action_mask(self.game)}
             return
         game = self.game
-        game.step(self.action_id(action))
+        if not self._play(action):
+            return
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         if game.phase >= _HAND_OVER:

@@ -20,7 +20,8 @@
 
 ``reset(seed=..., options={"deck": [...], "line": [...], "dealer": 2})`` stacks the cards in
 play (ids or texts, top first), the line of Win Cards (trick 1's first) and the dealer. The
-raw env raises ``ValueError`` on an illegal action (``TypeError`` on a non-integer);
+raw env raises ``ValueError`` on an illegal action (``TypeError`` on a non-integer), or with
+``illegal_action="lose"`` ends the episode, the offender -1 (:mod:`hilo_env.envs.card_game_env`);
 :func:`env` adds PettingZoo's classic wrappers.
 
 Versions: v0, first release.
@@ -69,7 +70,8 @@ class raw_env(CardGameEnv):
     table_of = staticmethod(describe)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
-                 shaping_weight: float = 1.0, **overrides: Any) -> None:
+                 shaping_weight: float = 1.0, illegal_action: str = "raise",
+                 **overrides: Any) -> None:
         """``rules``: a preset name or a RuleSet, with field overrides (``num_players=5``);
         ``shaping_weight`` scales the shaping terms added to the rewards when
         ``shaping="constraints"``."""
@@ -80,7 +82,7 @@ class raw_env(CardGameEnv):
         n = self.rules.num_players
         self._constraints = tricks.num_constraints(n)
         self._seat_players(render_mode, [player_name(i) for i in range(n)], Encoder(self.rules),
-                           A.NUM_ACTIONS, 1.0)
+                           A.NUM_ACTIONS, 1.0, illegal_action)
         self._rng = np.random.default_rng()
         self.game: Round | None = None
 
@@ -107,7 +109,8 @@ class raw_env(CardGameEnv):
         game = self.game
         trick = game.trick
         failed = game.failed_constraints() if self._shaping and game.phase == _PLAY else 0
-        game.step(self.action_id(action))
+        if not self._play(action):
+            return
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         term = 0.0

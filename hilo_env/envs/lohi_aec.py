@@ -16,8 +16,10 @@
 ``reset(seed=..., options=...)`` takes ``deck`` (round 1's 52 cards, ids or texts, top first),
 ``shuffle`` (the chance hook, ``cards -> order``, in place of the seeded one) and ``wins``
 (starting win counts, in seat order or by seat: ``{0: 2}``). The raw env raises
-``ValueError`` on an illegal action; :func:`env` adds PettingZoo's classic wrappers, under
-which an illegal action ends the episode with a penalty of -1 for the player who took it.
+``ValueError`` on an illegal action (``illegal_action="lose"``: the episode ends, the
+offender -1, as :mod:`hilo_env.envs.card_game_env` says); :func:`env` adds PettingZoo's
+classic wrappers, under which an illegal action ends the episode with a penalty of -1 for the
+player who took it.
 ``infos`` hold numbers only (libraries store them in arrays): ``round`` (the round under way),
 ``round_winner`` (the seat that won the last finished round, -1 before one ends) and
 ``rounds_won`` (the agent's own count); the whole list is ``env.game.round_winners``.
@@ -62,14 +64,14 @@ class raw_env(CardGameEnv):
     table_of = staticmethod(describe)
 
     def __init__(self, rules: str | RuleSet = "standard", render_mode: str | None = None,
-                 **overrides: Any) -> None:
+                 illegal_action: str = "raise", **overrides: Any) -> None:
         """``rules``: a preset name (``standard``, ``single_round``) or a RuleSet;
         ``overrides``: rule fields, such as ``num_players=3``."""
         super().__init__()
         self.rules = resolve(rules, **overrides)
         self._seat_players(render_mode,
                            [player_name(i) for i in range(self.rules.num_players)],
-                           Encoder(self.rules), A.NUM_ACTIONS, 1.0)
+                           Encoder(self.rules), A.NUM_ACTIONS, 1.0, illegal_action)
         self._shuffle = SeededShuffle()
         self.game: Game | None = None
 
@@ -101,7 +103,8 @@ class raw_env(CardGameEnv):
         game = self.game
         before = game.payoffs[:]
         rounds = game.round_number
-        game.step(self.action_id(action))
+        if not self._play(action):
+            return
         self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: game.payoffs[i] - before[i]

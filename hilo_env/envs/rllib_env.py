@@ -14,9 +14,13 @@ episode drops the transition of an agent that acted only once. Infos are the AEC
     env = RLlibHiLoEnv({"rules": "standard"})   # env_config, as RLlib passes it
 
 RLlib's own env checker (``check_multiagent_environments``, run when an algorithm builds its
-env runners) steps random actions drawn without the mask, and every game refuses an illegal
-action (ValueError): build with ``.environment(..., disable_env_checking=True)``, as
-``hilo train rllib_league`` does (``docs/libraries.md``). ``reward_scale`` must be a finite
+env runners) steps random actions drawn without the mask, which every game refuses by default
+(ValueError; RLlib reports it as an env that "does not abide to the new gymnasium-style
+API"). Either make the env with ``illegal_action="lose"`` (``env_config={"illegal_action":
+"lose"}``; a raw env made so for :class:`TurnBasedRLlibEnv`): an illegal action ends the
+episode, the offender -1, and the checker passes; or keep the strict env and build with
+``.environment(..., disable_env_checking=True)``, as ``hilo train rllib_league`` does (its
+learners keep to the mask). See ``docs/libraries.md``. ``reward_scale`` must be a finite
 number (ValueError otherwise: an infinite scale makes every reward NaN).
 
 :class:`TurnBasedRLlibEnv` wraps any raw AEC env of this package (the three games);
@@ -35,7 +39,7 @@ from hilo_env.agents.rllib import MASK_KEY, OBS_KEY
 from hilo_env.envs.card_game_env import CardGameEnv, finite_number
 from hilo_env.envs.equation_hilo_aec import raw_env
 
-ENV_CONFIG_KEYS = ("rules", "reward_scale", "overrides")
+ENV_CONFIG_KEYS = ("rules", "reward_scale", "overrides", "illegal_action")
 """The keys of :class:`RLlibHiLoEnv`'s ``env_config``."""
 
 
@@ -93,7 +97,9 @@ class TurnBasedRLlibEnv(MultiAgentEnv):
                               or aec.truncations[aec.agent_selection]):
             aec.step(None)
         over = not aec.agents
-        self.agents = list(aec.agents)
+        # agents that finish in this step stay listed until the next: RLlib's env checker
+        # wants every agent of a step's dicts in ``agents``
+        self.agents = [a for a in self.possible_agents if a in aec.agents or a in observations]
         infos = {}
         if not over:
             nxt = aec.agent_selection
@@ -106,7 +112,8 @@ class TurnBasedRLlibEnv(MultiAgentEnv):
 
 class RLlibHiLoEnv(TurnBasedRLlibEnv):
     """Equation Hi-Lo for RLlib, built from an ``env_config``: ``rules`` (a preset name, YAML
-    path or RuleSet), ``reward_scale`` and ``overrides`` (rule fields)."""
+    path or RuleSet), ``reward_scale``, ``overrides`` (rule fields) and ``illegal_action``
+    (``"raise"``, the default, or ``"lose"``: see the module docstring)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         config = dict(config or {})
@@ -115,5 +122,6 @@ class RLlibHiLoEnv(TurnBasedRLlibEnv):
             raise ValueError(f"unknown env_config key(s) {sorted(unknown)}; keys are "
                              f"{list(ENV_CONFIG_KEYS)}")
         super().__init__(raw_env(config.get("rules", "standard"),
+                                 illegal_action=config.get("illegal_action", "raise"),
                                  **config.get("overrides", {})),
                          config.get("reward_scale", 1.0))

@@ -12,6 +12,10 @@ Rewards and episodes are the vector env's: net chips of the hands between two de
 the learner, whose seat rotates from one episode to the next. The env restarts a finished
 episode at once, so ``reset()`` after one returns the next episode's first observation (it
 re-deals only when given a ``seed`` or ``options``, or before the first episode).
+``illegal_action`` is the AEC envs' option (:mod:`hilo_env.envs.card_game_env`): ``"raise"``
+(the default) refuses an illegal action; ``"lose"`` ends the episode with a reward of
+:data:`~hilo_env.envs.card_game_env.ILLEGAL_PENALTY` and deals the next, so that checkers and
+random warm-ups that act without the mask (``check_env``, ``collect(random=True)``) run.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from hilo_env.envs.card_game_env import ILLEGAL_PENALTY, illegal_action_policy
 from hilo_env.envs.vector_env import HiLoVectorEnv, Opponent
 from hilo_env.equation_hilo.rules import RuleSet
 
@@ -35,9 +40,11 @@ class HiLoEnv(gymnasium.Env):
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (gymnasium's own form)
 
     def __init__(self, rules: str | RuleSet = "standard", opponents: Opponent | None = None,
-                 seed: int | None = None, mask: str = "info", **overrides: Any) -> None:
+                 seed: int | None = None, mask: str = "info", illegal_action: str = "raise",
+                 **overrides: Any) -> None:
         if mask not in MASK_PLACES:
             raise ValueError(f"mask is one of {list(MASK_PLACES)}, not {mask!r}")
+        self.illegal_action = illegal_action_policy(illegal_action)
         self.vector = HiLoVectorEnv(rules, 1, opponents=opponents, seed=seed, **overrides)
         self.mask = mask
         box = self.vector.single_observation_space
@@ -60,7 +67,20 @@ class HiLoEnv(gymnasium.Env):
         return self._out(self._next)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.illegal_action == "lose" and self._forfeits(action):
+            self._next = self.vector.reset()[0][0]  # the next episode, dealt now
+            out, info = self._out(self._next)
+            return out, ILLEGAL_PENALTY, True, False, info
         obs, rewards, terminated, _, _ = self.vector.step(np.asarray([action]).reshape(1))
         self._next = obs[0]
         out, info = self._out(obs[0])
         return out, float(rewards[0]), bool(terminated[0]), False, info
+
+    def _forfeits(self, action: Any) -> bool:
+        """Whether ``action`` is an action id the learner may not play now (an action that is
+        no id of the space is left to the vector env, which refuses it)."""
+        mask = self.vector.action_masks()[0]
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        return isinstance(action, int | np.integer) and not isinstance(action, bool) and \
+            0 <= action < len(mask) and not mask[action]
