@@ -5,11 +5,18 @@ An agent is built for one game's rule set (it fixes the observation and action s
 
     agent.act(observation, action_mask) -> int           # one decision
     agent.act_batch(observations, masks) -> np.ndarray   # (B, D), (B, A) -> (B,)
+    agent.action_probabilities(observation, action_mask) -> np.ndarray  # (A,), sums to 1
 
 ``observation`` is the flat float32 vector the game's env gives the agent's seat (its
 ``observation.py``) and ``action_mask`` the int8 mask of legal action ids. An agent must return
 a legal action. How a game's agents read the vector back is theirs (Equation Hi-Lo's:
 :mod:`agents.table_view`).
+
+``action_probabilities`` is the distribution the agent plays at one observation (zero on
+illegal actions): what a local best response (:mod:`training.lbr`) and exact exploitability
+(:mod:`envs.openspiel_policy`) read. An agent that declares itself ``deterministic`` gets it
+from ``act`` (all on the action it picks); a stochastic agent gives its own or is refused
+(:class:`NoProbabilities`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,11 @@ from typing import Any
 import numpy as np
 
 
+class NoProbabilities(NotImplementedError):
+    """Raised by an agent that cannot say the distribution it plays (stochastic, without an
+    ``action_probabilities`` of its own)."""
+
+
 class Agent(ABC):
     """A policy for one rule set of one game: ``act`` for one decision, ``act_batch`` for
     many. The game's observation and mask are all it sees."""
@@ -27,6 +39,9 @@ class Agent(ABC):
     name: str = "agent"
     observes: bool = True
     """False for an agent that ignores observations: batch callers may then pass none."""
+    deterministic: bool = False
+    """True for an agent whose action is a function of the observation and mask alone (no
+    random draw): its :meth:`action_probabilities` is then ``act``'s action with probability 1."""
 
     def __init__(self, rules: Any, seed: int | None = 0) -> None:
         """``rules``: the game's rule set (its ``rules.py``'s ``RuleSet``)."""
@@ -42,6 +57,31 @@ class Agent(ABC):
         """Actions for a batch: ``(B, D)`` observations, ``(B, A)`` masks -> int64 ``(B,)``."""
         return np.array([self.act(o, m) for o, m in zip(observations, masks, strict=True)],
                         dtype=np.int64)
+
+    def action_probabilities(self, observation: np.ndarray,
+                             action_mask: np.ndarray) -> np.ndarray:
+        """The distribution it plays at one observation, over the action space (float64, zero
+        on illegal actions). The default serves deterministic agents only; any other raises
+        :class:`NoProbabilities` naming the agent."""
+        if not self.deterministic:
+            raise NoProbabilities(f"agent {self.name!r} ({type(self).__name__}) cannot give the "
+                                  "probabilities of its actions: it is not deterministic and "
+                                  "has no action_probabilities of its own")
+        out = np.zeros(np.shape(action_mask)[-1])
+        out[int(self.act(observation, action_mask))] = 1.0
+        return out
+
+    def action_probabilities_batch(self, observations: np.ndarray,
+                                   masks: np.ndarray) -> np.ndarray:
+        """:meth:`action_probabilities` of a batch: ``(B, D)``, ``(B, A)`` -> ``(B, A)``; a
+        deterministic agent's from one ``act_batch`` call."""
+        masks = np.asarray(masks)
+        if self.deterministic:
+            out = np.zeros(masks.shape)
+            out[np.arange(len(masks)), self.act_batch(observations, masks)] = 1.0
+            return out
+        return np.array([self.action_probabilities(o, m)
+                         for o, m in zip(observations, masks, strict=True)]).reshape(masks.shape)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"

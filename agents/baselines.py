@@ -30,7 +30,7 @@ _RECENT = 4096
 training batch (one heuristic plays 64-128 games at once), not only for one game's."""
 
 
-def _after_discard(ops: str, action: int) -> str:
+def after_discard(ops: str, action: int) -> str:
     """Operators (canonical ASCII) once ``action`` has given one up for the new ×."""
     left = ops.replace(A.DISCARDED_OPERATOR[action], "", 1)
     return solver.canonical_operators(left + "*")
@@ -128,6 +128,7 @@ class CallerAgent(TableReader):
     """
 
     name = "caller"
+    deterministic = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         check_observations(self, observation, self.observation_size)
@@ -173,7 +174,7 @@ class CallerAgent(TableReader):
         values = [c // cards.NUM_SUITS for c in view.numbers(0)]
 
         def best(action: int) -> float:
-            sol = solver.solve(values, _after_discard(view.operators[0], action), view.roots[0],
+            sol = solver.solve(values, after_discard(view.operators[0], action), view.roots[0],
                                integer_results=self.rules.integer_results)
             return min((e.distance for e in (sol.low, sol.high) if e is not None),
                        default=float("inf"))
@@ -201,6 +202,12 @@ class HeuristicAgent(TableReader):
     """
 
     name = "heuristic"
+
+    @property
+    def deterministic(self) -> bool:  # type: ignore[override]
+        """True heads-up: its equity is then exact or sampled with seeds of the cards alone;
+        against several opponents it draws their field from its generator."""
+        return self.rules.num_players == 2
 
     def __init__(self, rules: RuleSet, seed: int | None = 0, *, raise_equity: float = 0.62,
                  pot_equity: float = 0.72, shove_equity: float = 0.85,
@@ -258,7 +265,7 @@ class HeuristicAgent(TableReader):
         return max(options, key=lambda a: shares[a - A.DECLARE_LOW])
 
     def _discard(self, view: TableView, discards: list[int]) -> int:
-        return max(discards, key=lambda a: self.equity(view, _after_discard(view.operators[0],
+        return max(discards, key=lambda a: self.equity(view, after_discard(view.operators[0],
                                                                              a)))
 
     def _bet(self, view: TableView, legal: np.ndarray) -> int:
