@@ -21,11 +21,12 @@ CARD_COLOURS = ("gold", "silver", "bronze", "black", "red", "blue", "purple", "g
 @dataclass(frozen=True)
 class Card:
     """A card as a viewer sees it: its face (``text`` in ``colour``) or its back
-    (``hidden``)."""
+    (``hidden``); ``private``: face up for the viewer alone (their hidden card, their hand)."""
 
     text: str = ""
     colour: str = "black"
     hidden: bool = False
+    private: bool = False
 
     def __post_init__(self) -> None:
         if self.colour not in CARD_COLOURS:

@@ -6,6 +6,8 @@ split."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -42,7 +44,12 @@ def describe(game: Game, viewer: int | None = None) -> Table:
     seats = []
     for seat in range(game.num_players):
         hidden = game.hidden[seat]
-        shown = [card(hidden) if showdown or seat == viewer else BACK] if hidden >= 0 else []
+        if hidden < 0:
+            shown = []
+        elif showdown:
+            shown = [card(hidden)]
+        else:
+            shown = [replace(card(hidden), private=True) if seat == viewer else BACK]
         ops = " ".join(OP_SYMBOLS[o] for o in sorted(game.operators[seat], key=OPERATORS.index))
         if game.eliminated[seat] and res is None:
             state = "out of the match"

@@ -15,10 +15,11 @@ RED_SUITS = "HD"
 PHASE_WORDS = {Phase.BID: "bidding", Phase.PASS: "passing", Phase.ROUND_OVER: "round over"}
 
 
-def card(card_id: int) -> Card:
-    """A card face up: its value and suit, hearts and diamonds in red."""
+def card(card_id: int, private: bool = False) -> Card:
+    """A card face up: its value and suit, hearts and diamonds in red; ``private``: in the
+    viewer's own hand."""
     return Card(card_str(card_id), "red" if SUIT_LETTERS[suit(card_id)] in RED_SUITS
-                else "black")
+                else "black", private=private)
 
 
 def describe(game: Round, viewer: int | None = None) -> Table:
@@ -35,7 +36,7 @@ def describe(game: Round, viewer: int | None = None) -> Table:
             name=player_name(seat),
             facts=(f"bid {BID_TEXT[game.bids[seat]]}", f"tricks {tricks[seat]}",
                    count(len(game.hands[seat]), "card")),
-            cards=tuple(map(card, game.hands[seat])) if seat == viewer
+            cards=tuple(card(c, private=True) for c in game.hands[seat]) if seat == viewer
             else (BACK,) * len(game.hands[seat]),
             to_act=seat == game.current_player,
             marks=("dealer",) if seat == game.dealer else (), note=note))

@@ -15,10 +15,10 @@ WAITING = {Phase.PLAY: "to play or pick up", Phase.CHOOSE: "to choose higher or 
            Phase.CALL: "to call a rank"}
 
 
-def card(card_id: int) -> Card:
+def card(card_id: int, private: bool = False) -> Card:
     """A card face up: its rank and suit, hearts and diamonds in red."""
     suit = SUIT_TEXTS[card_id % NUM_SUITS]
-    return Card(card_text(card_id), "red" if suit in RED_SUITS else "black")
+    return Card(card_text(card_id), "red" if suit in RED_SUITS else "black", private=private)
 
 
 def describe(game: Game, viewer: int | None = None) -> Table:
@@ -26,7 +26,7 @@ def describe(game: Game, viewer: int | None = None) -> Table:
     seats = tuple(Seat(
         name=player_name(seat),
         facts=(count(game.hand_sizes[seat], "card"), count(game.wins[seat], "round") + " won"),
-        cards=tuple(map(card, game.hand(seat))) if seat == viewer
+        cards=tuple(card(c, private=True) for c in game.hand(seat)) if seat == viewer
         else (BACK,) * game.hand_sizes[seat],
         to_act=seat == game.current_player,
         note="wins the game" if seat == game.winner else "")

@@ -7,7 +7,8 @@ const $ = (id) => document.getElementById(id);
 const state = { mode: "play", games: [], id: null, view: null, busy: false, timer: null,
                 running: false, step: 0, episode: 0, viewer: "" };
 const THINKING_AFTER_MS = 300;
-const AGENT_DELAY_MS = 500;
+// how long the page waits before each agent's move in play (?delay=MS changes it)
+const AGENT_DELAY_MS = Number(new URLSearchParams(location.search).get("delay") ?? 500);
 
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
@@ -160,6 +161,9 @@ function adopt(id, view) {
 
 function cardNode(card) {
   if (card.hidden) return el("span", { class: "card back", title: "face down" });
+  if (card.private) {
+    return el("span", { class: `card ${card.colour} private`, title: "only you see this card" }, card.text);
+  }
   return el("span", { class: `card ${card.colour}` }, card.text);
 }
 
