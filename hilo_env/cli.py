@@ -23,10 +23,11 @@
     An agent against each other agent of its game (Equation Hi-Lo: the gauntlet's scripted
     styles), duplicate deals (``training.gauntlet``).
 ``hilo exploit AGENT [--game G] [--rules R] [--minutes M | --decisions N] [--start ppo]
-[--hands|--games N]``
+[--hands|--games N] [--method response|lbr]``
     A lower bound on an agent's exploitability from a trained best response, in a competitive
     game (``training.exploit``); on Equation Hi-Lo rules OpenSpiel can enumerate, the exact
-    NashConv (``envs.openspiel_policy``).
+    NashConv (``envs.openspiel_policy``). ``--method lbr``: Equation Hi-Lo's local best
+    response instead, trained on nothing (``training.lbr``).
 ``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
@@ -287,6 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", metavar="MODEL", default=None,
                    help="start the response from a trained model's weights: ppo or "
                         "ppo:PATH (default: fresh weights)")
+    p.add_argument("--method", choices=("response", "lbr"), default="response",
+                   help="response: a trained best response (the default); lbr: a local "
+                        "best response from the agent's action probabilities (Equation "
+                        "Hi-Lo, 2 players; no training, --hands duplicate deals)")
     p.set_defaults(func=_cmd_exploit)
 
     p = sub.add_parser("population", help="agents trained against a population of past "
@@ -686,6 +691,17 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     if args.minutes is not None and not 0 < args.minutes < float("inf"):
         raise _UsageError(f"--minutes must be a number > 0, not {args.minutes}")
     _check_agent(args.agent, spec.name)
+    if args.method == "lbr":
+        if spec.name != games.DEFAULT:
+            raise _UsageError(f"--method lbr plays Equation Hi-Lo, not {spec.title}")
+        from hilo_env.training.lbr import describe, lbr_match
+
+        try:
+            result = lbr_match(args.agent, rules, deals=hands, seed=args.seed)
+        except ValueError as exc:
+            raise _UsageError(str(exc)) from None
+        print(describe(result))
+        return EXIT_OK
     if spec.name == games.DEFAULT and _exact_solvable(rules):
         return _exact_exploit(args, rules)
     require_extra("train", "hilo exploit")
