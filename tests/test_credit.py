@@ -146,16 +146,24 @@ def test_parallel_recipe(game: str) -> None:
     assert sum(t.terminated for t in memory) > 0
 
 
+@pytest.mark.parametrize("route", ["project", "own"])
 @pytest.mark.parametrize("game", sorted(RAW))
-def test_rllib_episode(game: str) -> None:
-    """RLlib needs no credit: its episode adds a reward given between an agent's observations
-    to that agent's pending transition."""
+def test_rllib_episode(game: str, route: str) -> None:
+    """RLlib needs no credit, through the project's TurnBasedRLlibEnv or RLlib's own
+    PettingZooEnv: its episode adds a reward given between an agent's observations to that
+    agent's pending transition."""
     needs("ray")
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     from hilo_env.agents.rllib import MASK_KEY
-    from hilo_env.envs.rllib_env import TurnBasedRLlibEnv
-    env = TurnBasedRLlibEnv(RAW[game]())
+    from hilo_env.envs.rllib_env import TurnBasedRLlibEnv, rllib_observations
+    if route == "project":
+        env = TurnBasedRLlibEnv(RAW[game]())
+        aec = env.aec
+    else:
+        env = PettingZooEnv(rllib_observations(RAW[game]()))
+        aec = env.env
     rng = np.random.default_rng(0)
     for seed in range(15):
         obs, info = env.reset(seed=seed)
@@ -165,7 +173,7 @@ def test_rllib_episode(game: str) -> None:
         totals = dict.fromkeys(env.possible_agents, 0.0)
         decisions = dict.fromkeys(env.possible_agents, 0)
         while not episode.is_done:
-            agent = env.aec.agent_selection
+            agent = aec.agent_selection
             decisions[agent] += 1
             action = int(rng.choice(np.flatnonzero(obs[agent][MASK_KEY])))
             obs, rewards, term, trunc, infos = env.step({agent: action})

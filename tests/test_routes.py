@@ -119,3 +119,34 @@ def test_rllib_env_checker(game: str) -> None:
         check_multiagent_environments(env)
     if game == "hilo":
         check_multiagent_environments(RLlibHiLoEnv({"illegal_action": "lose"}))
+
+
+def test_rllib_own_route_trains() -> None:
+    """RLlib's own PettingZoo route and its action-masking module, as its examples write them,
+    on the AEC env under rllib_observations: one PPO iteration (about 20 s)."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed (pip install -e '.[rllib]')")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+    from ray.tune.registry import register_env
+
+    from hilo_env.envs.rllib_env import rllib_observations
+    register_env("hilo_own_route", lambda _: PettingZooEnv(rllib_observations(hilo_env.env())))
+    config = (PPOConfig().environment("hilo_own_route")
+              .multi_agent(policies={"shared"}, policy_mapping_fn=lambda *a, **k: "shared")
+              .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule))
+              .env_runners(num_env_runners=0)
+              .training(train_batch_size=256, minibatch_size=64, num_epochs=1))
+    import ray
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = config.build_algo()
+        result = algo.train()
+        algo.stop()
+    finally:
+        ray.shutdown()
+    assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 256

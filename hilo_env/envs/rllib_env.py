@@ -13,6 +13,12 @@ episode drops the transition of an agent that acted only once. Infos are the AEC
     from hilo_env.envs.rllib_env import RLlibHiLoEnv
     env = RLlibHiLoEnv({"rules": "standard"})   # env_config, as RLlib passes it
 
+RLlib's own route takes any game's AEC env under :func:`rllib_observations`, which gives it
+the observation keys and the float mask of RLlib's ``ActionMaskingTorchRLModule``:
+
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    env = PettingZooEnv(rllib_observations(hilo_env.env()))
+
 RLlib's own env checker (``check_multiagent_environments``, run when an algorithm builds its
 env runners) steps random actions drawn without the mask, which every game refuses by default
 (ValueError; RLlib reports it as an env that "does not abide to the new gymnasium-style
@@ -33,6 +39,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from hilo_env.agents.rllib import MASK_KEY, OBS_KEY
@@ -51,6 +59,27 @@ def masked_observation_space(aec_space: spaces.Dict) -> spaces.Dict:
                         MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32)})
 
 
+def rllib_observation(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """An AEC env's observation under RLlib's keys, the mask as float32."""
+    return {OBS_KEY: obs["observation"], MASK_KEY: obs["action_mask"].astype(np.float32)}
+
+
+class RLlibObservations(BaseWrapper):
+    """An AEC env of this package (wrapped or raw) with RLlib's observation keys and float
+    mask, for RLlib's ``PettingZooEnv`` and ``ActionMaskingTorchRLModule``."""
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return masked_observation_space(self.env.observation_space(agent))
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return rllib_observation(self.env.observe(agent))
+
+
+def rllib_observations(env: AECEnv) -> RLlibObservations:
+    """``env`` as RLlib's own PettingZoo route and masking module read it."""
+    return RLlibObservations(env)
+
+
 class TurnBasedRLlibEnv(MultiAgentEnv):
     """A raw AEC env (a :class:`CardGameEnv`) as RLlib's turn-based ``MultiAgentEnv``."""
 
@@ -66,8 +95,7 @@ class TurnBasedRLlibEnv(MultiAgentEnv):
         self.action_spaces = {a: aec_env.action_space(a) for a in self.possible_agents}
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = self.aec.observe(agent)
-        return {OBS_KEY: obs["observation"], MASK_KEY: obs["action_mask"].astype(np.float32)}
+        return rllib_observation(self.aec.observe(agent))
 
     def reset(self, *, seed: int | None = None,
               options: dict | None = None) -> tuple[dict, dict]:
