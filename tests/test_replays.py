@@ -129,3 +129,16 @@ def test_a_file_that_is_no_replay_is_refused(tmp_path) -> None:
     data["episodes"][0]["seed"] = -1
     with pytest.raises(ValueError, match=r"'episodes\[0\].seed'"):
         load(write(tmp_path, data))
+
+
+def test_the_cli_writes_replays(tmp_path, monkeypatch, capsys) -> None:
+    from hilo_env.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("fold\ncall\nquit\n"))
+    assert main(["play", "--save-replay", str(tmp_path / "p.json")]) == 0
+    assert "Replay written to" in capsys.readouterr().out
+    assert load(tmp_path / "p.json").deals["by"] == "match"
+    assert main(["tournament", "random", "caller", "--hands", "4", "--game", "hilo",
+                 "--save-replays", str(tmp_path / "t")]) == 0
+    (table,) = (tmp_path / "t").iterdir()
+    assert table.name == "01-random-vs-caller.json" and len(load(table).episodes) == 4

@@ -137,6 +137,41 @@ def test_a_person_plays_a_whole_hand_by_clicking(page, game) -> None:
     assert page.locator("#log li").count() >= 1
 
 
+@pytest.fixture
+def slow_agent(monkeypatch) -> str:
+    """A lo-hi agent that takes 0.8 s a decision (the random one, slowed), for this test."""
+    from hilo_env import games
+    from hilo_env.agents.registry import make
+
+    def slow(rules, seed):
+        agent = make("random", rules, seed=seed, game="lohi")
+        decide = agent.act
+
+        def act(observation, mask):
+            time.sleep(0.8)
+            return decide(observation, mask)
+
+        agent.act = act
+        return agent
+
+    monkeypatch.setitem(games.get("lohi").agent_factories(), "slow", slow)
+    return "slow"
+
+
+def test_a_slow_agent_shows_it_is_thinking(slow_agent, page) -> None:
+    page.reload()  # the catalogue, with the slow agent
+    page.wait_for_selector("#game option", state="attached")
+    page.select_option("#game", "lohi")
+    page.select_option("#agent-1", slow_agent)
+    page.fill("#seed", "1")
+    page.click("#start")
+    page.wait_for_selector("#actions .action")
+    page.locator("#actions button.action").first.click()
+    page.wait_for_selector("#thinking:not([hidden])")
+    assert page.inner_text("#thinking").startswith("player_1 (slow) is thinking")
+    page.wait_for_selector("#thinking", state="hidden")
+
+
 def test_an_illegal_move_from_the_page_is_refused_and_changes_nothing(page) -> None:
     deal(page, "hilo")
     page.wait_for_selector("#actions .action")

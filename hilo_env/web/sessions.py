@@ -100,7 +100,6 @@ class Match:
         self.replay.episodes.append(Episode(seats=self.labels))
         self.version = 0
         self.log: list[str] = []
-        self.thinking: int | None = None
         self.lock = threading.Lock()
 
     @property
@@ -146,12 +145,7 @@ class Match:
                 return
             if seat == self.person:
                 raise Refused("it is your turn: choose an action", 409)
-            self.thinking = seat
-            try:
-                action = self.seats.act(self.bots[seat], state)
-            finally:
-                self.thinking = None
-            self._step(action, seat)
+            self._step(self.seats.act(self.bots[seat], state), seat)
 
     def _step(self, action: int, seat: int | None) -> None:
         who = None if seat is None else f"{self.seats.names[seat]} ({self.labels[seat]})"
