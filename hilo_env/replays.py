@@ -91,21 +91,23 @@ class Replay:
             view = load_entry_point(spec.terminal)
             yield from view.deals(self.rules, self.deals["seed"], self.deals["count"])
             return
+        env = spec.raw_env(self.rules)
         for episode in self.episodes:
-            env = spec.raw_env(self.rules)
-            env.reset(seed=episode.seed)
+            env.reset(seed=episode.seed)  # a new state each time: the last one stays as it is
             yield env.game
 
     def walk(self, index: int) -> Iterator[tuple[Any, int | None]]:
         """Episode ``index`` played again: ``(state, action)`` before each recorded action,
         then ``(state, None)`` at its end. The state is live: read it before the next step.
-        A ``match`` replay plays the episodes before ``index`` first."""
+        A ``match`` replay plays the episodes before ``index`` first (an ``env`` replay's
+        episodes stand alone)."""
         if not 0 <= index < len(self.episodes):
             raise ValueError(f"episode {index!r} is not in this replay of "
                              f"{len(self.episodes)} episodes")
         for number, state in enumerate(self.states()):
-            actions = self.episodes[number].actions
-            for action in actions:
+            if number != index and self.deals["by"] == "env":
+                continue
+            for action in self.episodes[number].actions:
                 if number == index:
                     yield state, action
                 state.step(action)

@@ -89,8 +89,11 @@ class Match:
                 raise Refused(f"seat {seat}: {exc}") from None
         self.person, self.seed, self.count = person, seed, count
         self.labels = [PERSON if s == person else str(agents[s]) for s in range(n)]
-        self.bots = {s: make(agents[s], self.rules, seed=seed + 1 + s, game=spec.name)
-                     for s in range(n) if s != person}
+        try:
+            self.bots = {s: make(agents[s], self.rules, seed=seed + 1 + s, game=spec.name)
+                         for s in range(n) if s != person}
+        except ImportError as exc:  # a model's agent without the train extra
+            raise Refused(str(exc)) from None
         self.seats = Seats(env)
         self.table_of = type(env).table_of
         self.deals = self.view.deals(self.rules, seed, count)
