@@ -48,13 +48,22 @@ import numpy as np
 from hilo_env import agents as agent_registry
 from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import after_discard
-from hilo_env.agents.equity import SHARE, Estimator, compare, opponent_pick
+from hilo_env.agents.equity import (
+    SHARE,
+    THEY_BETTER,
+    TIED,
+    WE_BETTER,
+    Estimator,
+    compare,
+    opponent_pick,
+)
 from hilo_env.agents.table_view import TableView, read_observation
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask, layout, solver_slice
 from hilo_env.equation_hilo.rules import RuleSet, resolve
+from hilo_env.equation_hilo.showdown import tiebreak_rank
 from hilo_env.training.evaluate import TableResult, deal_rng, interval
 
 RAISE_FRACTIONS = (0.5, 1.0, math.inf)
@@ -204,13 +213,7 @@ class LBR:
         candidates = np.flatnonzero(belief)
         probs = self.probabilities(game, opp, self._encoder.encode(game, opp), mask,
                                    candidates)[:, A.DECLARE_LOW:A.DECLARE_LOW + 3]
-        values = [c // cards.NUM_SUITS for c in view.numbers(0)]
-        low, high = self.estimator.exact(values, view.operators[0], view.roots[0])
-        visible = [c // cards.NUM_SUITS for c in view.numbers(1)]
-        t_low, t_high = self.estimator.by_hidden_value(visible, view.operators[1], view.roots[1])
-        hidden_values = candidates // cards.NUM_SUITS
-        s_low = compare(np.array([low]), t_low[hidden_values])[0]
-        s_high = compare(np.array([high]), t_high[hidden_values])[0]
+        s_low, s_high = self._final_states(view, candidates)
         # shares[d, k]: ours declaring d against candidate k's declaration mix
         shares = np.einsum("dkt,kt->dk", SHARE[:, :, s_low, s_high].transpose(0, 2, 1), probs)
         expected = shares @ belief[candidates]
@@ -223,6 +226,13 @@ class LBR:
         operators (to weigh a discard)."""
         est = self.estimator
         ops = view.operators[0] if ops is None else ops
+        if view.up_deals_left(0) == 0 and view.up_deals_left(1) == 0:
+            candidates = np.flatnonzero(belief)
+            s_low, s_high = self._final_states(view, candidates, ops)
+            t_low, t_high = self._agent_distances(view, candidates)
+            picks = opponent_pick(t_low, t_high, self.rules.swing)
+            weight = belief[candidates] / belief[candidates].sum()
+            return float((SHARE[:self._declarations][:, picks, s_low, s_high] @ weight).max())
         own_low, own_high = est.completions(
             [c // cards.NUM_SUITS for c in view.numbers(0)], ops, view.roots[0],
             view.multiplies(0), view.up_deals_left(0), hidden_unknown=False)
@@ -242,6 +252,34 @@ class LBR:
         s_low, s_high = compare(own_low, t_low), compare(own_high, t_high)  # (K, J)
         shares = SHARE[:self._declarations][:, picks[None, :], s_low, s_high] @ (w / w.sum())
         return float(shares.max(axis=0).mean())
+
+
+    def _agent_distances(self, view: TableView, candidates: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """The agent's best Low and High distances ``(k,)`` with each candidate hidden card,
+        its face-up cards all dealt."""
+        visible = [c // cards.NUM_SUITS for c in view.numbers(1)]
+        low, high = self.estimator.by_hidden_value(visible, view.operators[1], view.roots[1])
+        values = candidates // cards.NUM_SUITS
+        return low[values], high[values]
+
+    def _final_states(self, view: TableView, candidates: np.ndarray, ops: str | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """Side states ``(k,)`` of LBR's full hand (``ops``: its operators, if not as shown)
+        against the agent's with each candidate hidden card, ties settled by the tie-break."""
+        ops = view.operators[0] if ops is None else ops
+        low, high = self.estimator.exact([c // cards.NUM_SUITS for c in view.numbers(0)], ops,
+                                         view.roots[0])
+        t_low, t_high = self._agent_distances(view, candidates)
+        theirs = np.array([[*view.numbers(1), c] for c in candidates.tolist()])
+        won = (tiebreak_rank(np.array([view.numbers(0)]), self.rules.tiebreak)
+               > tiebreak_rank(theirs, self.rules.tiebreak))  # (2, k): LBR wins each side's tie
+        states = []
+        for side, (ours, their) in enumerate(((low, t_low), (high, t_high))):
+            state = compare(np.array([ours]), their)[0]
+            states.append(np.where(state == TIED, np.where(won[side], WE_BETTER, THEY_BETTER),
+                                   state))
+        return states[0], states[1]
 
 
 def counterfactual_observations(observation: np.ndarray, game: Game, seat: int,
