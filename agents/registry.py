@@ -19,8 +19,8 @@ Equation Hi-Lo's table is :data:`AGENTS`:
 |                 | ppo_population`` (PSRO-style, against past agents and best     |
 |                 | responses to them)                                             |
 | ``ppo_standard``| ``agents/models/ppo_standard.zip``: standard rules, 2 players; |
-|                 | trained by ``hilo train configs/train/ppo_standard.yaml`` (the |
-|                 | ``ppo`` of earlier releases)                                   |
+|                 | trained by ``hilo train ppo_standard`` (the ``ppo`` of earlier |
+|                 | releases)                                                      |
 | ``ppo_3p`` ...  | ``agents/models/ppo_3p.zip`` ... ``ppo_6p.zip``: standard      |
 | ``ppo_6p``      | rules at 3 ... 6 players, one model per count; trained by      |
 |                 | ``hilo train ppo_3p`` ... ``ppo_6p``                           |

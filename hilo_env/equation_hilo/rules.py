@@ -4,7 +4,7 @@ Three presets pick the values (see ``docs/rules.md``): ``standard`` (the complet
 the default), ``classic`` and ``duel``. Start from a preset and override any field::
 
     RuleSet.preset("classic", num_players=4)
-    RuleSet.from_yaml("configs/rules/duel.yaml", ante=2)
+    RuleSet.from_yaml("my_rules.yaml", ante=2)  # a rule file of your own
 
 YAML files (rule files here, training configs in ``training.config``) are read by
 :func:`read_yaml_mapping`, which refuses files over ``MAX_YAML_BYTES`` and YAML aliases, so a
