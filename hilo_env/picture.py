@@ -21,7 +21,9 @@ video.
 
 from __future__ import annotations
 
+import struct
 import textwrap
+import zlib
 
 import numpy as np
 
@@ -166,3 +168,20 @@ def picture(table: Table) -> np.ndarray:
     for i, line in enumerate(lines_of(foot, FOOT_LINES)):
         text(canvas, line, top + i * LINE, MARGIN, TO_ACT if not table.result else INK)
     return canvas
+
+
+def png(image: np.ndarray) -> bytes:
+    """An ``(H, W, 3)`` uint8 picture as the bytes of a PNG file (zlib alone: no imaging
+    library), for a frame saved or served as it is drawn."""
+    height_, width = image.shape[:2]
+    rows = np.concatenate([np.zeros((height_, 1), np.uint8),  # filter type 0 on every row
+                           np.ascontiguousarray(image, np.uint8).reshape(height_, width * 3)],
+                          axis=1)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", width, height_, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))

@@ -142,3 +142,19 @@ def test_a_card_colour_outside_the_palette_is_refused() -> None:
         Card("7S", "pink")
     assert set(picture.COLOURS) >= {"gold", "red", "black"}
     assert Table("g", "G", "", ()).to_json()["seats"] == []
+
+
+def test_a_frame_saves_as_a_png_without_an_imaging_library() -> None:
+    import struct
+    import zlib
+
+    image = np.random.default_rng(0).integers(0, 256, (5, 7, 3)).astype(np.uint8)
+    data = picture.png(image)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height, depth, colour = struct.unpack(">IIBB", data[16:26])
+    assert (width, height, depth, colour) == (7, 5, 8, 2)
+    start = data.index(b"IDAT") + 4
+    length = struct.unpack(">I", data[start - 8:start - 4])[0]
+    rows = np.frombuffer(zlib.decompress(data[start:start + length]), np.uint8)
+    rows = rows.reshape(5, 1 + 7 * 3)
+    assert (rows[:, 0] == 0).all() and (rows[:, 1:].reshape(5, 7, 3) == image).all()

@@ -220,3 +220,22 @@ def test_hilo_serve_checks_its_port_first(capsys) -> None:
 
     assert main(["serve", "--port", "0"]) == 2
     assert "--port must be 1..65535" in capsys.readouterr().err
+
+
+def test_the_page_and_the_video_frame_draw_the_same_table(client) -> None:
+    from hilo_env.picture import picture, png
+
+    key, view = new(client, game="hilo", mode="watch", seed=8, agents="heuristic", players=3)
+    for _ in range(4):
+        view = post(client, key, "advance", version=view["version"]).json()
+    served = client.get(f"/api/sessions/{key}/frame.png")
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png"
+    replay = from_json(client.get(f"/api/sessions/{key}/replay").json())
+    state = replay.final_states()[-1]
+    env = games.get("hilo").raw_env(replay.rules)
+    table = type(env).table_of(state, None)  # what env.render() draws as rgb_array
+    assert served.content == png(picture(table))
+    assert view["table"]["headline"] == table.headline
+    assert [s["facts"] for s in view["table"]["seats"]] == [list(s.facts) for s in table.seats]
+    bad = client.get(f"/api/sessions/{key}/frame.png?viewer=9")
+    assert bad.status_code == 400 and "'viewer' must be a seat 0..2" in bad.json()["error"]

@@ -14,6 +14,8 @@
 ``POST /api/sessions/{id}/act``          the person's move ``{"action", "version"}``
 ``POST /api/sessions/{id}/advance``      an agent's move, or the next deal: ``{"version"}``
 ``GET /api/sessions/{id}/replay``        the match so far as a replay file
+``GET /api/sessions/{id}/frame.png``     the same table as the ``rgb_array`` frame draws
+                                         it (the view's query)
 =======================================  ==================================================
 
 A refusal is ``{"error": message}`` with its status (400 bad input, 404 unknown id, 409 a
@@ -39,6 +41,7 @@ from starlette.staticfiles import StaticFiles
 
 from hilo_env import games
 from hilo_env.agents.registry import names as agent_names
+from hilo_env.picture import picture, png
 from hilo_env.web.sessions import PATH_PREFIXES, Match, Refused, Sessions
 
 STATIC = Path(__file__).parent / "static"
@@ -146,6 +149,22 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
         except Refused as exc:
             return _refusal(exc)
 
+    def table_of(session: Any, request: Request) -> Any:
+        viewer = _query_int(request, "viewer")
+        if isinstance(session, Match):
+            return session.table(viewer)
+        return session.table(_query_int(request, "episode") or 0,
+                             _query_int(request, "step") or 0, viewer)
+
+    async def frame(request: Request) -> Response:
+        try:
+            session = sessions.get(request.path_params["key"])
+            table = await run_in_threadpool(table_of, session, request)
+            data = await run_in_threadpool(lambda: png(picture(table)))
+            return Response(data, media_type="image/png")
+        except Refused as exc:
+            return _refusal(exc)
+
     async def replay_file(request: Request) -> Response:
         try:
             session = sessions.get(request.path_params["key"])
@@ -166,6 +185,7 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/sessions/{key}", show),
         Route("/api/sessions/{key}/replay", replay_file),
+        Route("/api/sessions/{key}/frame.png", frame),
         Route("/api/sessions/{key}/{what:str}", move, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -24,12 +24,14 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from hilo_env import games
 from hilo_env.agents.play import PERSON, Seats, narration, view
 from hilo_env.agents.registry import check, make
 from hilo_env.replays import Episode, Replay, from_json
+from hilo_env.table import Table
 
 MAX_SESSIONS = 256
 """Games kept at once; the one idle longest is dropped first."""
@@ -103,7 +105,7 @@ class Match:
         self.replay.episodes.append(Episode(seats=self.labels))
         self.version = 0
         self.log: list[str] = []
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
 
     @property
     def mode(self) -> str:
@@ -162,14 +164,24 @@ class Match:
             self.log.extend(line.strip() for line in self.view.outcome(self.state, viewer))
         self.version += 1
 
-    def show(self, viewer: int | None = None) -> dict[str, Any]:
-        """The table as the page shows it; the person sees as their seat, a watcher as
-        ``viewer`` (None: a spectator)."""
+    def table(self, viewer: int | None = None) -> Table:
+        """The table as the person sees it from their seat, or a watcher as ``viewer``
+        (None: a spectator): the description the ``rgb_array`` frame draws."""
         with self.lock:
             seen = self.person if self.person is not None else viewer
-            table = self.table_of(self.state, seen).to_json()
+            n = len(self.labels)
+            if seen is not None and not 0 <= seen < n:
+                raise Refused(f"'viewer' must be a seat 0..{n - 1}, not {seen}")
+            return self.table_of(self.state, seen)
+
+    def show(self, viewer: int | None = None) -> dict[str, Any]:
+        """The view the page draws: the table (:meth:`table`; its legal actions only when
+        they are the person's to take), the seats' agents, the log."""
+        with self.lock:
+            table = self.table(viewer)
             if self.state.current_player != self.person or self.person is None:
-                table["legal"] = []  # the page offers only the person's own actions
+                table = replace(table, legal=())
+            table, seen = table.to_json(), table.viewer
             over = self.state.current_player is None
             return {"mode": self.mode, "game": self.spec.name, "title": self.spec.title,
                     "unit": self.spec.unit, "seed": self.seed, "version": self.version,
@@ -197,7 +209,7 @@ class ReplayView:
         self.view = view(self.spec.name)
         env = self.spec.raw_env(self.replay.rules)
         self.table_of, self.names = type(env).table_of, list(env.possible_agents)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self._frames: dict[int, list[tuple[Any, int | None]]] = {}
 
     def frames(self, episode: int) -> list[tuple[Any, int | None]]:
@@ -207,8 +219,16 @@ class ReplayView:
                                       for state, action in self.replay.walk(episode)]}
         return self._frames[episode]
 
-    def show(self, episode: int = 0, step: int = 0, viewer: int | None = None) -> dict[str, Any]:
-        """The table of ``episode`` before its decision ``step`` (its end after the last)."""
+    def table(self, episode: int = 0, step: int = 0, viewer: int | None = None) -> Table:
+        """The table of ``episode`` before its decision ``step`` (its end after the last), as
+        ``viewer`` sees it (None: a spectator)."""
+        state, _ = self.checked(episode, step, viewer)[step]
+        return self.table_of(state, viewer)
+
+    def checked(self, episode: int, step: int,
+                viewer: int | None) -> list[tuple[Any, int | None]]:
+        """Episode ``episode``'s frames (:meth:`frames`), once ``step`` and ``viewer`` are
+        checked against it."""
         count = len(self.replay.episodes)
         if not 0 <= episode < count:
             raise Refused(f"'episode' must be 0..{count - 1}, not {episode}")
@@ -217,20 +237,26 @@ class ReplayView:
         if not 0 <= step < len(frames):
             raise Refused(f"'step' must be 0..{len(frames) - 1}, not {step}")
         n = len(self.names)
-        labels = self.replay.episodes[episode].seats or ["?"] * n
         if viewer is not None and not 0 <= viewer < n:
             raise Refused(f"'viewer' must be a seat 0..{n - 1}, not {viewer}")
-        state, action = frames[step]
-        table = self.table_of(state, viewer).to_json()
-        table["legal"] = []
+        return frames
+
+    def show(self, episode: int = 0, step: int = 0, viewer: int | None = None) -> dict[str, Any]:
+        """The view the page draws: the table (:meth:`table`, no actions to take), the log,
+        the next action."""
+        table = replace(self.table(episode, step, viewer), legal=()).to_json()
+        frames = self.checked(episode, step, viewer)
+        action = frames[step][1]
+        labels = self.replay.episodes[episode].seats or ["?"] * len(self.names)
         log = [narration(self.view, taken, f"{self.names[before.current_player]} "
                                            f"({labels[before.current_player]})",
                          hidden=False).strip()
                for before, taken in frames[max(0, step - LOG_LINES):step]]
         upcoming = None if action is None else self.spec.action_to_string(action)
         return {"mode": self.mode, "game": self.spec.name, "title": self.spec.title,
-                "unit": self.spec.unit, "episode": episode, "episodes": count, "step": step,
-                "steps": len(frames) - 1, "labels": labels, "viewer": viewer, "table": table,
+                "unit": self.spec.unit, "episode": episode,
+                "episodes": len(self.replay.episodes), "step": step, "steps": len(frames) - 1,
+                "labels": labels, "viewer": viewer, "table": table,
                 "log": log, "next_action": upcoming, "over": action is None}
 
 

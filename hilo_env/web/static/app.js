@@ -206,6 +206,9 @@ function show(view) {
   const viewerOptions = [["", "nobody (a spectator)"],
                          ...table.seats.map((seat, s) => [s, seat.name])];
   fillSelect($("viewer"), viewerOptions, state.viewer);
+  const where = view.mode === "replay" ? `?episode=${view.episode}&step=${view.step}` : "?";
+  $("frame").href = `/api/sessions/${state.id}/frame.png${where}` +
+    (state.viewer === "" ? "" : `&viewer=${state.viewer}`);
   if (view.mode === "replay") {
     state.episode = view.episode;
     state.step = view.step;
