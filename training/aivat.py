@@ -1,25 +1,28 @@
 """Matches with less noise: an AIVAT-style control variate (Burch et al. 2018) for 2-player
 duplicate matches of Equation Hi-Lo.
 
-A hand's result ``u`` (the first agent's net chips) is corrected by terms of mean zero, each
-taken from a value estimate ``v`` fixed before the match:
+A hand's result ``u`` (the first agent's net chips) is corrected by terms of mean zero:
 
-* **chance** (the cards dealt after a decision): ``v(after the deal) - mean v(after a fresh
-  deal)``, where the fresh deals re-shuffle the undealt cards (and the reshuffle seed)
-  ``resamples`` times from the state before it: an unbiased estimate of the deal's expected
-  value, so the term has mean zero whatever ``v`` is;
-* **decisions** of an agent whose policy is known (one that gives ``action_probabilities``):
-  ``v(h, a) - sum_b pi(b) v(h, b)`` over its legal actions ``b``, zero on average under its own
-  policy (and identically zero for a deterministic agent).
+* **chance** (the cards dealt after a decision): ``w(after the deal) - mean w(after a fresh
+  deal)``, where ``w`` plays the hand out from a state with both agents (their policies are
+  fixed before the match: a value estimate from the known agents' own play) and the fresh
+  deals re-shuffle the undealt cards (and the reshuffle seed) ``resamples`` times from the
+  state before the deal. Both sides of the difference are play-outs of the same distribution,
+  so the term has mean zero; the same fresh deals serve both rotations of a duplicate deal,
+  so their luck cancels as the match's does;
+* **decisions** of an agent whose policy is known and stochastic (it gives
+  ``action_probabilities``): ``v(h, a) - sum_b pi(b) v(h, b)`` over its legal actions ``b``,
+  zero on average under its own policy (a deterministic agent's is identically zero).
 
 ``v`` (:class:`ShowdownValue`) is the first agent's chips if both now checked or called to the
 end: ``(2E - 1)`` times the highest wager after the action, ``E`` its expected share of the pot
 from the solver's best distances of both hands (full information: both hidden cards), the cards
 to come from :class:`agents.equity.Estimator`'s seeded samples, each player declaring its
-best side (:func:`agents.equity.opponent_pick`), a fold the chips it leaves. The corrected
-result ``u - sum(terms)`` has the plain result's mean and, where ``v`` follows the cards, less
-variance: the luck of the cards dealt is taken out. Deals are :func:`training.evaluate.
-play_table`'s, seats rotated, both estimates over the same hands.
+best side (:func:`agents.equity.opponent_pick`); a fold is the chips it leaves. The corrected
+result ``u - sum(terms)`` has the plain result's mean and less variance where the play-outs
+follow the cards: the luck of the cards dealt after the first decision is averaged over
+``resamples + 1`` deals. The play-outs cost time (``bench/aivat.py`` measures both). Deals are
+:func:`training.evaluate.play_table`'s, seats rotated, both estimates over the same hands.
 
     from hilo_env.training.aivat import aivat_match
     result = aivat_match(["ppo", "heuristic"], "standard", deals=1_000)
@@ -55,7 +58,8 @@ RESAMPLE_STREAM = 2**31
 
 class ShowdownValue:
     """``v``: a seat's chips if both players now checked or called to the end (module
-    docstring), from the full state of a 2-player game."""
+    docstring), from the full state of a 2-player game: the value of a known agent's
+    decisions."""
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
@@ -77,13 +81,6 @@ class ShowdownValue:
         ours, theirs = opponent_pick(low, high, swing), opponent_pick(t_low, t_high, swing)
         return float(SHARE[ours[:, None], theirs[None, :], compare(low, t_low),
                            compare(high, t_high)].mean())
-
-    def value(self, game: Game, seat: int) -> float:
-        """``seat``'s chips from here if both check or call to the end (its net once the hand
-        is over)."""
-        if game.phase >= Phase.HAND_OVER:
-            return float(game.result.net[seat])
-        return (2 * self.share(game, seat) - 1) * max(game.wagers)
 
     def action_values(self, game: Game, seat: int, actions: np.ndarray) -> np.ndarray:
         """``v`` of ``seat`` right after each of ``actions`` of the player to act, before any
