@@ -3,9 +3,12 @@
 Env steps per second (decisions of every seat) sampled by 1 and 2 env runners of the
 ``rllib_league`` config, all of them at once, with the policy acting (exploration, torch on
 the CPU), timed after a warm-up; each figure is the median of ``--repeats`` samples of
-``--steps`` decisions per runner, in one run. Two mappings: every seat played by the learning
-policy (``selfplay_share: 1``), and the bundled league (half the games against the baselines
-and snapshots, the heuristic's equity computed in the runners). The raw AEC env's steps per
+``--steps`` decisions per runner, in one run. Side by side in the same runners, samples
+alternating: RLlib's default ``episodes_to_numpy=True`` (its runner numpy'izes every episode
+finished so far in a sample after each env step) and the project's ``False``. Two mappings:
+every seat played by the learning policy (``selfplay_share: 1``), and the bundled league
+(half the games against the baselines and snapshots, the heuristic's equity computed in the
+runners). The raw AEC env's steps per
 second with random legal actions, in this process, is the reference. Then the time from
 building the algorithm to the end of its first PPO iteration (the default rollout of the
 config, 4,096 decisions), and Ray's start-up on its own.
@@ -48,21 +51,27 @@ def aec_steps_per_second(seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def sampling_rate(config: TrainConfig, steps: int, repeats: int) -> float:
-    """Median env steps per second of all runners sampling ``steps`` decisions each at once."""
+def sampling_rates(config: TrainConfig, steps: int, repeats: int) -> dict[bool, float]:
+    """Median env steps per second of all runners sampling ``steps`` decisions each at once,
+    by ``episodes_to_numpy`` (True: RLlib's default; False: the project's), alternating."""
     algo = build_algorithm(config, config.rule_set())
     try:
         group = algo.env_runner_group
 
-        def sample() -> float:
+        def sample(to_numpy: bool) -> float:
+            def run(runner: object) -> int:
+                runner.episodes_to_numpy = to_numpy
+                return sum(e.env_steps() for e in runner.sample(num_timesteps=steps))
             start = time.perf_counter()
-            episodes = group.foreach_env_runner(
-                lambda runner: sum(e.env_steps() for e in runner.sample(num_timesteps=steps)),
-                local_env_runner=False)
+            episodes = group.foreach_env_runner(run, local_env_runner=False)
             return sum(episodes) / (time.perf_counter() - start)
 
-        sample()  # warm-up: the first forward passes, the envs' first resets
-        return statistics.median(sample() for _ in range(repeats))
+        sample(False)  # warm-up: the first forward passes, the envs' first resets
+        rates: dict[bool, list[float]] = {True: [], False: []}
+        for _ in range(repeats):
+            for to_numpy in (True, False):
+                rates[to_numpy].append(sample(to_numpy))
+        return {k: statistics.median(v) for k, v in rates.items()}
     finally:
         algo.stop()
 
@@ -93,13 +102,16 @@ def main() -> None:
     print(f"ray.init (local, 2 CPUs): {time.perf_counter() - start:.1f} s")
     league = TrainConfig.from_yaml("rllib_league", output_dir="/tmp/hilo_bench_rllib")
     print("\nenv steps/s sampled (median of "
-          f"{args.repeats} x {args.steps:,} decisions per runner)")
-    print(f"{'mapping':<22}{'1 runner':>12}{'2 runners':>12}{'2 / 1':>8}")
+          f"{args.repeats} x {args.steps:,} decisions per runner), episodes_to_numpy "
+          "True (RLlib's default) / False (the project's)")
+    print(f"{'mapping':<22}{'runners':>8}{'True':>10}{'False':>10}{'ratio':>8}")
     for label, share in (("self-play (all shared)", 1.0), ("league (bundled)", 0.5)):
-        rates = [sampling_rate(league.__class__(**{**league.to_dict(), "num_env_runners": k,
-                                                    "selfplay_share": share}),
-                               args.steps, args.repeats) for k in (1, 2)]
-        print(f"{label:<22}{rates[0]:>12,.0f}{rates[1]:>12,.0f}{rates[1] / rates[0]:>8.2f}")
+        for k in (1, 2):
+            rates = sampling_rates(league.__class__(**{**league.to_dict(), "num_env_runners": k,
+                                                       "selfplay_share": share}),
+                                   args.steps, args.repeats)
+            print(f"{label:<22}{k:>8}{rates[True]:>10,.0f}{rates[False]:>10,.0f}"
+                  f"{rates[False] / rates[True]:>8.2f}")
     build, first = first_iteration_seconds(league)
     rollout = league.n_steps * league.num_envs
     print(f"\nfirst iteration of rllib_league (1 runner, {rollout:,} decisions): build "

@@ -108,9 +108,12 @@ def build_algorithm(config: TrainConfig, rules: RuleSet) -> Any:
         PPOConfig()
         # RLlib's env check steps unmasked random actions, which the env refuses as illegal
         .environment(RLlibHiLoEnv, env_config=env_config, disable_env_checking=True)
+        # episodes_to_numpy=False: RLlib 2.60's runner numpy'izes every episode finished so
+        # far in a sample after each env step, quadratic in the short hands of one sample
+        # (bench/rllib.py: several times the decisions per second without it)
         .env_runners(num_env_runners=config.num_env_runners,
                      num_envs_per_env_runner=config.num_envs,
-                     rollout_fragment_length=config.n_steps)
+                     rollout_fragment_length=config.n_steps, episodes_to_numpy=False)
         .learners(num_learners=config.num_learners)
         .training(lr=config.learning_rate, gamma=config.gamma, lambda_=config.gae_lambda,
                   clip_param=config.clip_range, entropy_coeff=config.ent_coef,
