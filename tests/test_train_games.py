@@ -2,7 +2,8 @@
 decisions of lo-hi and of Hi MiLo! (``configs/train/*_smoke.yaml``) writes a model that plays
 legal actions in the game's AEC env by name (``ppo:PATH``), evaluated on the unshaped rules;
 a model is refused for another game or other rules (not other reward shaping); a best
-response to a lo-hi agent has a curve and a bound. About 60 s."""
+response to a lo-hi agent has a curve and a bound; the learner may play every seat of a
+cooperative game; behaviour cloning's demonstrations. About 90 s."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from hilo_env.training.config import TrainConfig
 pytest.importorskip("sb3_contrib")
 
 from hilo_env.agents.ppo import PPOAgent, read_rules, rules_path
+from hilo_env.envs.aec_learner import AECLearnerVectorEnv
 from hilo_env.training.exploit import exploit
+from hilo_env.training.imitation import demonstrations
 from hilo_env.training.selfplay import train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "train"
@@ -131,3 +134,37 @@ def test_rules_records_of_equation_hilo_models_stay_readable(tmp_path: Path) -> 
     game, read = read_rules(path)
     assert game.name == "hilo" and read == rules
     assert dataclasses.asdict(read) == dataclasses.asdict(rules)
+
+
+def test_the_learner_may_play_every_seat_of_a_cooperative_game() -> None:
+    rules = games.get("himilo").rules(None, 3)
+    env = AECLearnerVectorEnv(lambda: games.get("himilo").raw_env(rules), 2, seed=0,
+                              seat=["every", "alternate"])
+    env.reset()
+    rng = np.random.default_rng(0)
+    ended: dict[int, list[tuple[float, int]]] = {0: [], 1: []}
+    while min(len(v) for v in ended.values()) < 2:
+        masks = env.action_masks()
+        _, _, _, _, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        for i in np.flatnonzero(infos.get("_episode", [])):
+            ended[int(i)].append((float(infos["episode"]["r"][i]), int(infos["episode"]["l"][i])))
+    assert {length for _, length in ended[0]} == {rules.decisions_per_round}  # every seat
+    assert {length for _, length in ended[1]} == {rules.decisions_per_round // 3}  # one seat
+    assert all(r in (-1.0, 1.0) for v in ended.values() for r, _ in v)  # the team's, once
+    with pytest.raises(ValueError, match="one per game"):
+        AECLearnerVectorEnv(lambda: games.get("himilo").raw_env(rules), 2, seat=["every"])
+
+
+def test_imitation_copies_an_agent_and_its_returns() -> None:
+    config = TrainConfig(game="himilo", players=3, baselines=["team"], imitate="team",
+                         imitate_decisions=300, batch_size=64, n_steps=8, num_envs=2,
+                         net_arch=[32], reward_scale=1.0)
+    rules = config.rule_set()
+    obs, masks, actions, returns = demonstrations(config, rules)
+    assert len(obs) == len(masks) == len(actions) == len(returns) >= 300
+    assert len(obs) % rules.decisions_per_round == 0  # whole rounds
+    assert masks[np.arange(len(actions)), actions].all()
+    rounds = returns.reshape(-1, rules.decisions_per_round)  # unshaped, gamma 1: the outcome
+    assert set(np.unique(rounds)) <= {-1.0, 1.0} and (rounds == rounds[:, :1]).all()
+    with pytest.raises(ValueError, match="'imitate'"):
+        TrainConfig(game="himilo", baselines=["team"], imitate="heuristic")

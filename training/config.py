@@ -117,6 +117,14 @@ class TrainConfig:
     init_model: str = ""
     """A saved MaskablePPO model (``.zip``, same rules and ``net_arch``) whose weights the
     learner starts from; empty: fresh weights."""
+    imitate: str = ""
+    """A registered agent of the game whose play the learner first copies (behaviour
+    cloning, ``training.imitation``: it plays every seat of ``imitate_decisions`` decisions),
+    before PPO goes on from there; empty: none."""
+    imitate_decisions: int = 200_000
+    """With ``imitate``: decisions of its play to copy."""
+    imitate_epochs: int = 4
+    """With ``imitate``: passes over those decisions."""
     reward_scale: float = 0.1
     """Rewards (net chips per hand) are multiplied by this for learning."""
     # ---- opponents ----
@@ -147,7 +155,8 @@ class TrainConfig:
         _require("/" not in self.name and self.name not in (".", ".."), "name", self.name,
                  "a run name without '/' (a folder under output_dir)")
         for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
-                     "eval_hands", "torch_threads", "update_threads"):
+                     "eval_hands", "torch_threads", "update_threads", "imitate_decisions",
+                     "imitate_epochs"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
                      getattr(self, name), "an integer >= 1")
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
@@ -195,6 +204,15 @@ class TrainConfig:
                 agents.check(name, self.game)
             except ValueError as exc:
                 raise ValueError(f"config field 'baselines': {exc}") from None
+        _require(isinstance(self.imitate, str), "imitate", self.imitate,
+                 "empty, or the name of an agent of the game")
+        if self.imitate:
+            _require(self.collectors == 0, "imitate", self.imitate,
+                     "empty with collectors (they keep their own copy of the weights)")
+            try:
+                agents.check(self.imitate, self.game)
+            except ValueError as exc:
+                raise ValueError(f"config field 'imitate': {exc}") from None
         _require(isinstance(self.init_model, str)
                  and (not self.init_model or Path(self.init_model).is_file()), "init_model",
                  self.init_model, "empty, or the path of a saved model file")

@@ -16,6 +16,8 @@ env's games (:func:`learner_env`). Reads top to bottom, like CleanRL's scripts.
    MiLo!'s team wins per round) with a 95% confidence interval (``eval/<baseline>``);
 4. checkpoints every ``checkpoint_every`` decisions, and ``model.zip`` at the end.
 
+With ``imitate``, the learner first copies a registered agent's play (``training.imitation``).
+
 ``train(..., seconds=S)`` also stops after ``S`` seconds of learning (evaluations excluded), as
 ``hilo exploit --minutes`` asks, and ``eval_every_seconds`` evaluates on that clock too.
 """
@@ -306,6 +308,12 @@ def train(config: TrainConfig, progress: bool = True,
     # ---- 2. the simulator, the opponents and the learner -------------------------------------
     model, env, pool = make_learner(config, rules)
     model.set_logger(logger)
+    if config.imitate:  # behaviour cloning first: PPO goes on from the copy
+        from hilo_env.training.imitation import clone
+
+        for key, value in clone(model, config, rules).items():
+            logger.record(f"imitation/{key}", value)
+        logger.dump(0)
     evals_path = run_dir / "evaluations.csv"
     eval_time = [0.0]  # seconds spent evaluating, left out of the learning clock
 
