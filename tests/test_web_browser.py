@@ -178,13 +178,14 @@ def test_an_illegal_move_from_the_page_is_refused_and_changes_nothing(page) -> N
     table = page.inner_text("#table")
     before = version(page)
     page.evaluate("act(100000)")  # the page's own move function, with an action not offered
-    page.wait_for_selector("#message:not([hidden])")
-    assert "not a legal action" in page.inner_text("#message")
+    page.wait_for_function(
+        "document.querySelector('#message').textContent.includes('not a legal action')")
     assert version(page) == before and page.inner_text("#table") == table
     page.evaluate(f"state.view.version = {before - 1}")  # a page that missed a move
     page.locator("#actions button.action").first.click()
     page.wait_for_function("document.querySelector('#message').textContent.includes('moved on')")
-    assert version(page) == before  # shown as it stands, nothing played
+    page.wait_for_function(f"state.view.version === {before}")  # shown as it stands
+    assert page.inner_text("#table") == table  # nothing played
 
 
 def test_agents_are_watched_step_by_step_and_played_and_paused(page) -> None:
@@ -234,5 +235,6 @@ def test_a_bad_replay_file_is_refused_naming_the_field(page, tmp_path) -> None:
     path.write_text('{"format": "hilo_env replay", "version": 9}')
     page.click("#modes [data-mode=replay]")
     page.set_input_files("#replay-file", str(path))
-    page.wait_for_selector("#message:not([hidden])")
+    page.wait_for_function("document.querySelector('#message').textContent.includes('field')")
     assert "field 'version'" in page.inner_text("#message")
+    assert page.is_hidden("#board")
