@@ -27,6 +27,7 @@ another site cannot post to it).
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hilo_env import games
-from hilo_env.agents.registry import names as agent_names
 from hilo_env.picture import picture, png
-from hilo_env.web.sessions import PATH_PREFIXES, Match, Refused, Sessions
+from hilo_env.web.sessions import Match, Refused, Sessions
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -59,8 +59,7 @@ def catalogue() -> list[dict[str, Any]]:
                     "unit": spec.unit, "cooperative": spec.cooperative,
                     "players": {p: len(spec.raw_env(spec.rules(p)).possible_agents)
                                 for p in spec.presets},
-                    "agents": [a for a in agent_names(name)
-                               if not a.startswith(PATH_PREFIXES)]})
+                    "agents": list(spec.agent_factories())})
     return out
 
 
@@ -104,21 +103,17 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
     async def list_games(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(catalogue))
 
-    async def new_match(request: Request) -> Response:
-        try:
-            data = await _body(request)
-            key = await run_in_threadpool(sessions.new_match, data)
-            return JSONResponse({"id": key, "view": sessions.get(key).show()})
-        except Refused as exc:
-            return _refusal(exc)
+    def opening(start: Callable[[Any], str]) -> Callable[[Request], Awaitable[Response]]:
+        """The route that starts a game with ``start(body)`` and answers its id and view."""
 
-    async def new_replay(request: Request) -> Response:
-        try:
-            data = await _body(request)
-            key = await run_in_threadpool(sessions.new_replay, data)
-            return JSONResponse({"id": key, "view": sessions.get(key).show()})
-        except Refused as exc:
-            return _refusal(exc)
+        async def open_game(request: Request) -> Response:
+            try:
+                key = await run_in_threadpool(start, await _body(request))
+                return JSONResponse({"id": key, "view": sessions.get(key).show()})
+            except Refused as exc:
+                return _refusal(exc)
+
+        return open_game
 
     async def show(request: Request) -> Response:
         try:
@@ -181,8 +176,8 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
     routes = [
         Route("/", page),
         Route("/api/games", list_games),
-        Route("/api/matches", new_match, methods=["POST"]),
-        Route("/api/replays", new_replay, methods=["POST"]),
+        Route("/api/matches", opening(sessions.new_match), methods=["POST"]),
+        Route("/api/replays", opening(sessions.new_replay), methods=["POST"]),
         Route("/api/sessions/{key}", show),
         Route("/api/sessions/{key}/replay", replay_file),
         Route("/api/sessions/{key}/frame.png", frame),

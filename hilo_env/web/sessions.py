@@ -10,8 +10,8 @@ changes nothing:
   since the page last saw it (each view carries a ``version``, and each move must name it);
 - an unknown id (another tab's game is out of reach without its id; a restarted server knows
   none of the old ones);
-- a game, preset, player count, seat or agent that does not exist, and agents named by a
-  file path (``ppo:PATH``), which a page may not load.
+- a game, preset, player count, seat or agent that is not in the registry's tables (an agent
+  named by a file path, ``ppo:PATH``, is not: a page may not load files).
 
 Every view of a table is the game's :class:`hilo_env.table.Table` (the same description the
 ``rgb_array`` frames draw), as the viewer may see it: the person sees their own hidden cards
@@ -29,7 +29,7 @@ from typing import Any
 
 from hilo_env import games
 from hilo_env.agents.play import PERSON, Seats, narration, view
-from hilo_env.agents.registry import check, make
+from hilo_env.agents.registry import make
 from hilo_env.replays import Episode, Replay, from_json
 from hilo_env.table import Table
 
@@ -39,8 +39,6 @@ MAX_COUNT = 100
 """Episodes a match may ask for."""
 LOG_LINES = 12
 """Narration lines a view carries (the latest)."""
-PATH_PREFIXES = ("ppo:", "rllib:")
-"""Agent names that load a file: refused from a page."""
 ID_BYTES = 18
 
 
@@ -82,13 +80,9 @@ class Match:
         for seat, name in enumerate(agents):
             if seat == person:
                 continue
-            if not isinstance(name, str) or name.startswith(PATH_PREFIXES):
+            if not isinstance(name, str) or name not in spec.agent_factories():
                 raise Refused(f"seat {seat}: a page may name the game's agents only "
                               f"({', '.join(spec.agent_factories())}), not {name!r}")
-            try:
-                check(name, spec.name)
-            except ValueError as exc:
-                raise Refused(f"seat {seat}: {exc}") from None
         self.person, self.seed, self.count = person, seed, count
         self.labels = [PERSON if s == person else str(agents[s]) for s in range(n)]
         try:
