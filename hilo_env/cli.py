@@ -31,6 +31,9 @@
 ``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
+``hilo strength [--deals N] [--gauntlet-deals N] [--lbr-deals N] [--response-decisions N]``
+    One strength table of every shipped agent of every game: docs/strength.md and
+    docs/strength.png (``training.strength``).
 ``hilo serve [--host 127.0.0.1] [--port 8765]``
     A local web table (the ``web`` extra): play any game against agents, watch agents play,
     step through a replay (``hilo_env.web``, docs/web.md).
@@ -91,6 +94,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "openspiel": ("pyspiel",),
     "rllib": ("ray", "torch"),
     "web": ("starlette", "uvicorn"),
+    "jax": ("jax", "optax"),
 }
 """The modules each pip extra of hilo_env brings, by the name they import as."""
 
@@ -292,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="response: a trained best response (the default); lbr: a local "
                         "best response from the agent's action probabilities (Equation "
                         "Hi-Lo, 2 players; no training, --hands duplicate deals)")
+    p.add_argument("--backend", choices=("sb3", "jax"), default="sb3",
+                   help="sb3: MaskablePPO (the default); jax: PPO in JAX on the JAX backend "
+                        "(Equation Hi-Lo, an agent with a jitted form: random, the ppo "
+                        "models, jax:PATH; needs the jax extra)")
     p.set_defaults(func=_cmd_exploit)
 
     p = sub.add_parser("population", help="agents trained against a population of past "
@@ -322,6 +330,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", help="override output_dir")
     p.add_argument("--name", help="override the run name")
     p.set_defaults(func=_cmd_population)
+
+    p = sub.add_parser("strength", help="one strength table of every shipped agent of every "
+                                        "game: docs/strength.md and a plot",
+                       description="Every shipped agent of every game in duplicate round "
+                                   "robins (head to head; team and ad-hoc rows in Hi MiLo!), "
+                                   "and on Equation Hi-Lo's standard rules at 2 players each "
+                                   "agent's best gauntlet player, LBR bound and optionally an "
+                                   "RL best response's bound; on tiny the exact NashConv "
+                                   "(training.strength). Writes the page and the plot.")
+    p.add_argument("--deals", type=int, default=1_000,
+                   help="duplicate deals of each head-to-head table (default: %(default)s)")
+    p.add_argument("--gauntlet-deals", type=int, default=500,
+                   help="duplicate deals of each gauntlet match (default: %(default)s)")
+    p.add_argument("--lbr-deals", type=int, default=1_000,
+                   help="duplicate deals of each LBR match (default: %(default)s)")
+    p.add_argument("--response-decisions", type=int, default=0,
+                   help="decisions of an RL best response to each agent (needs the train "
+                        "extra; default 0: left out)")
+    p.add_argument("--output", default="docs/strength.md",
+                   help="the page to write (default: %(default)s)")
+    p.add_argument("--plot", default="docs/strength.png",
+                   help="the plot to write (default: %(default)s)")
+    p.add_argument("--seed", type=seed_value, default=0,
+                   help="seed of every match's deals (default: %(default)s)")
+    p.set_defaults(func=_cmd_strength)
 
     p = sub.add_parser("serve", help="a local web table: play, watch agents, replay a file",
                        description="Serve a web table on this machine (needs the web extra): "
@@ -602,10 +635,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     config = _train_config(args)
     extra = "rllib" if config.backend == "rllib" else "train"
+    if config.backend == "jax":  # the train extra draws its curve and TensorBoard logs
+        require_extra("jax", "hilo train (backend jax)")
     require_extra(extra, f"hilo train (backend {config.backend})")
     try:
         if config.backend == "rllib":
             from hilo_env.training.rllib_train import train
+        elif config.backend == "jax":
+            from hilo_env.training.jax_ppo import train
         else:
             from hilo_env.training.selfplay import train
     except ImportError as exc:  # a module of the extra found but broken
@@ -705,6 +742,14 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     if spec.name == games.DEFAULT and _exact_solvable(rules):
         return _exact_exploit(args, rules)
     require_extra("train", "hilo exploit")
+    if args.backend == "jax":
+        require_extra("jax", "hilo exploit --backend jax")
+        from hilo_env.training.jax_league import jitted_policy
+
+        try:  # another game, or an agent without a jitted form, fails before any work
+            jitted_policy(args.agent, rules, spec.name)
+        except ValueError as exc:
+            raise _UsageError(f"--backend jax: {exc}") from None
     from hilo_env.agents import make
     from hilo_env.training.exploit import exploit
 
@@ -726,7 +771,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     return _print_table("exploit", lambda: exploit(
         args.agent, rules_name, minutes=minutes, decisions=args.decisions, seed=args.seed,
         hands=hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
-        on_eval=heard, players=args.players or 0, game=spec.name))
+        on_eval=heard, players=args.players or 0, game=spec.name, backend=args.backend))
 
 
 def _print_table(command: str, run: Callable[[], Any], blank: bool = True) -> int:
@@ -770,6 +815,25 @@ def _cmd_population(args: argparse.Namespace) -> int:
         config, start=args.start, iterations=args.iterations,
         response_decisions=args.response_decisions, response_weight=args.response_weight,
         hands=args.hands, on_iteration=heard))
+
+
+def _cmd_strength(args: argparse.Namespace) -> int:
+    for option in ("deals", "gauntlet_deals", "lbr_deals"):
+        if getattr(args, option) < 1:
+            raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
+                              f"{getattr(args, option)}")
+    if args.response_decisions < 0:
+        raise _UsageError(f"--response-decisions must be 0 or more, not "
+                          f"{args.response_decisions}")
+    from hilo_env.training.strength import Budget, build, progress, write
+
+    budget = Budget(deals=args.deals, gauntlet_deals=args.gauntlet_deals,
+                    lbr_deals=args.lbr_deals, response_decisions=args.response_decisions,
+                    seed=args.seed)
+    command = "hilo strength " + " ".join(sys.argv[2:])
+    doc = write(build(budget, progress, command.strip()), args.output, args.plot)
+    print(f"wrote {doc} and {args.plot}")
+    return EXIT_OK
 
 
 def _exact_solvable(rules: RuleSet) -> bool:

@@ -1,0 +1,57 @@
+"""The strength table (training.strength): who sits at which table, what each model trained
+against, and the page and plot written from a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hilo_env import games
+from hilo_env.training.evaluate import tournament
+from hilo_env.training.strength import (
+    Bounds,
+    Budget,
+    Report,
+    head_to_head,
+    seated_agents,
+    trained_against,
+    trained_key,
+    write,
+)
+
+STANDARD = games.get("hilo").rules(None, 2)
+
+
+def test_the_table_seats_each_model_once_and_leaves_the_gauntlet_out() -> None:
+    pytest.importorskip("sb3_contrib")
+    names = seated_agents("hilo", STANDARD)
+    assert names[:3] == ["random", "caller", "heuristic"]
+    assert "ppo" in names and "ppo_population" not in names  # one model file, one name
+    assert "ppo_3p" not in names and "cfr_tiny" not in names and "maniac" not in names
+    assert seated_agents("hilo", games.get("hilo").rules("tiny")) == [
+        "random", "caller", "heuristic", "cfr_tiny"]
+
+
+def test_training_opponents_come_from_the_models_config() -> None:
+    pytest.importorskip("sb3_contrib")
+    population = trained_against("hilo", "ppo", STANDARD)
+    assert {"heuristic", "aggressive", "tight", "escalating"} <= set(population)
+    assert "caller" in trained_against("hilo", "ppo_standard", STANDARD)
+    assert trained_against("hilo", "heuristic", STANDARD) is None
+
+
+def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
+    result = tournament(["random", "caller"], STANDARD, 4, seed=1, progress=False,
+                        rules_name="standard, 2 players")
+    pairs = head_to_head(result)
+    assert pairs["random", "caller"][0] == pytest.approx(-pairs["caller", "random"][0])
+    report = Report(budget=Budget(deals=2), tournaments=[result], command="hilo strength")
+    report.bounds = {"random": Bounds(gauntlet=("maniac", -50.0, 3.0), lbr=(30.0, 2.0)),
+                     "caller": Bounds(gauntlet=("trapper", -9.0, 1.0), lbr=(20.0, 2.0))}
+    report.trained[trained_key("hilo", "caller", 2)] = ["trapper"]
+    doc = write(report, tmp_path / "strength.md", tmp_path / "strength.png")
+    text = doc.read_text()
+    assert "| random |  | " in text and "`hilo strength`" in text
+    assert "| caller | trapper (in sample) | -9.00 ± 1.00 | +20.00 ± 2.00 | not run |" in text
+    assert (tmp_path / "strength.png").stat().st_size > 0

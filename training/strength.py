@@ -1,0 +1,418 @@
+"""``hilo strength``: one strength table of every shipped agent of every game, written to
+``docs/strength.md`` with a plot.
+
+For each game of the registry (:func:`hilo_env.games.names`) and each table size at which the
+game's ``ppo`` is shipped (else the game's smallest table), the shipped agents that can sit at
+it (:func:`agents.registry.names`, the ``PREFIX:PATH`` forms, Equation Hi-Lo's gauntlet
+styles and aliases of one model file left out) play a duplicate round robin
+(:func:`training.evaluate.tournament`): head to head at 2 players, each agent's overall score
+at larger tables, and in a cooperative game (Hi MiLo!) each agent's team win rate and the
+ad-hoc rows (one agent among another's partners). On Equation Hi-Lo's standard rules at 2
+players each agent also gets
+
+* the best gauntlet player against it (:func:`training.gauntlet.gauntlet`; players it trained
+  against are marked *in sample*),
+* the LBR bound (:func:`training.lbr.lbr_match`; it trains nothing, so it is out of sample),
+* with ``response_decisions``, the RL best response's bound (:func:`training.exploit.exploit`,
+  fresh weights, seed :data:`RESPONSE_SEED`, a seed no shipped run used);
+
+and on ``tiny`` the exact NashConv (:func:`envs.openspiel_policy.exact_exploitability`, with
+the ``openspiel`` extra) beside LBR's bound. Each trained model's training opponents are read
+from its config (:func:`trained_against`). Budgets are duplicate deals and decisions, never
+minutes; the document records the command, the machine and the minutes it took.
+
+    from hilo_env.training.strength import Budget, build, write
+    report = build(Budget(deals=1_000, lbr_deals=1_000))
+    write(report, "docs/strength.md", "docs/strength.png")
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hilo_env import agents, games
+from hilo_env.agents.gauntlet import GAUNTLET
+from hilo_env.agents.registry import PPO_PREFIX
+from hilo_env.training.evaluate import TournamentResult, tournament
+
+RESPONSE_SEED = 7
+"""The RL best response's seed: no shipped model's training or response used it."""
+SHIPPED = "ppo"
+"""The agent name whose model files decide the table sizes of a game."""
+DOC, PLOT = Path("docs/strength.md"), Path("docs/strength.png")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What ``hilo strength`` spends, in duplicate deals and decisions."""
+
+    deals: int = 1_000
+    """Duplicate deals of each head-to-head table (every game, every size)."""
+    gauntlet_deals: int = 500
+    """Duplicate deals of each gauntlet match (Equation Hi-Lo, 2 players)."""
+    lbr_deals: int = 1_000
+    """Duplicate deals of each LBR match (Equation Hi-Lo standard and tiny, 2 players)."""
+    response_decisions: int = 0
+    """Decisions of each RL best response; 0 leaves the RL bound out."""
+    seed: int = 0
+
+
+@dataclass
+class Bounds:
+    """One agent's exploitability evidence on Equation Hi-Lo's standard rules, 2 players."""
+
+    gauntlet: tuple[str, float, float] | None = None
+    """(best gauntlet player, the agent's chips per hand against it, CI)."""
+    lbr: tuple[float, float] | None = None
+    response: tuple[float, float, int] | None = None
+    """(response's chips per hand, CI, decisions)."""
+
+
+@dataclass
+class Report:
+    """Everything ``docs/strength.md`` shows."""
+
+    budget: Budget
+    tournaments: list[TournamentResult] = field(default_factory=list)
+    bounds: dict[str, Bounds] = field(default_factory=dict)
+    tiny: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    """Agent -> (exact NashConv, LBR's chips per hand on tiny, CI)."""
+    notes: list[str] = field(default_factory=list)
+    trained: dict[str, list[str]] = field(default_factory=dict)
+    """Model agent (``game/name``) -> its training config's opponents."""
+    seconds: float = 0.0
+    command: str = ""
+
+
+def table_sizes(game: str) -> list[int]:
+    """The table sizes at which ``game``'s ``ppo`` can be made (a model shipped for them),
+    else the game's smallest table."""
+    spec = games.get(game)
+    sizes = [n for n in range(spec.min_players, spec.max_players + 1)
+             if SHIPPED in agents.names(game) and _makes(SHIPPED, spec.rules(None, n), game)]
+    return sizes or [spec.min_players]
+
+
+def _makes(name: str, rules: Any, game: str) -> Any:
+    """The agent ``name`` made for ``rules``, or None when it cannot sit there (other rules,
+    no model file)."""
+    try:
+        return agents.make(name, rules, seed=0, game=game)
+    except (ValueError, FileNotFoundError, ImportError):
+        return None
+
+
+def seated_agents(game: str, rules: Any) -> list[str]:
+    """The shipped agents of ``game`` that can sit at a table of ``rules``, one name per model
+    file, Equation Hi-Lo's gauntlet styles left out."""
+    names, models = [], set()
+    for name in agents.names(game):
+        if ":" in name or (game == games.DEFAULT and name in GAUNTLET and name != "caller"):
+            continue
+        agent = _makes(name, rules, game)
+        if agent is None:
+            continue
+        model = getattr(agent, "path", None)
+        if model is not None and model in models:
+            continue
+        models.add(model)
+        names.append(name)
+    return names
+
+
+def trained_against(game: str, name: str, rules: Any) -> list[str] | None:
+    """The opponents a model agent trained against, from the bundled config named as its
+    model file (``ppo_3p.zip``: ``ppo_3p``; ``lohi_ppo_2p.zip``: ``lohi_2p``): its baselines
+    and, where it has them, snapshots of itself. None for an agent without a model file or
+    config."""
+    from hilo_env.training.config import TrainConfig, bundled_configs
+
+    agent = _makes(name, rules, game)
+    path = getattr(agent, "path", None)
+    if path is None:
+        return None
+    configs = bundled_configs()
+    stem = Path(path).stem
+    config = configs.get(stem) or configs.get(stem.replace(f"{PPO_PREFIX[:-1]}_", ""))
+    if config is None:
+        return None
+    loaded = TrainConfig.from_yaml(config)
+    out = list(dict.fromkeys(loaded.baselines))
+    if loaded.snapshot_every:
+        out.append("snapshots of itself")
+    if stem == "ppo_population":
+        out.append("best responses to its past selves (hilo population)")
+    return out
+
+
+def trained_key(game: str, name: str, players: int) -> str:
+    """How :attr:`Report.trained` names an agent at a table size (``hilo/ppo, 2 players``):
+    one name may play another model at each size."""
+    return f"{game}/{name}, {players} players"
+
+
+def build(budget: Budget, on_step: Callable[[str], None] | None = None,
+          command: str = "") -> Report:
+    """Play everything :data:`DOC` shows under ``budget``; ``on_step`` hears each step."""
+    say = on_step or (lambda text: None)
+    report = Report(budget=budget, command=command)
+    start = time.perf_counter()
+    for game in games.names():
+        spec = games.get(game)
+        for n in table_sizes(game):
+            rules = spec.rules(None, n)
+            names = seated_agents(game, rules)
+            for name in names:
+                trained = trained_against(game, name, rules)
+                if trained is not None:
+                    report.trained[trained_key(game, name, n)] = trained
+            if len(names) < 2 and not spec.cooperative:
+                report.notes.append(f"{spec.title}, {n} players: fewer than two agents")
+                continue
+            say(f"{spec.title}, {n} players: {', '.join(names)}")
+            report.tournaments.append(tournament(
+                names, rules, budget.deals * n, budget.seed, game=game, progress=False,
+                rules_name=f"{spec.default_rules}, {n} players"))
+    hilo = games.get(games.DEFAULT)
+    standard = hilo.rules(None, 2)
+    for name in seated_agents(games.DEFAULT, standard):
+        report.bounds[name] = _bounds(name, standard, budget, say)
+    _tiny(report, budget, say)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -> Bounds:
+    from hilo_env.training.gauntlet import gauntlet
+    from hilo_env.training.lbr import gives_probabilities, lbr_match
+
+    out = Bounds()
+    say(f"gauntlet against {name}")
+    result = gauntlet(name, rules, budget.gauntlet_deals * 2, budget.seed)
+    best = result.best_exploit()
+    out.gauntlet = (best, *result.score(best))
+    if gives_probabilities(agents.make(name, rules, seed=0)):
+        say(f"LBR against {name}")
+        out.lbr = lbr_match(name, rules, budget.lbr_deals, budget.seed).score(0)
+    if budget.response_decisions:
+        from hilo_env.training.exploit import exploit
+
+        say(f"RL best response to {name}, {budget.response_decisions:,} decisions")
+        response = exploit(name, "standard", decisions=budget.response_decisions,
+                           seed=RESPONSE_SEED, hands=budget.lbr_deals, evals=1,
+                           output_dir="runs/strength")
+        out.response = (response.bound.mean, response.bound.ci, response.bound.decisions)
+    return out
+
+
+def _tiny(report: Report, budget: Budget, say: Callable[[str], None]) -> None:
+    """Exact NashConv and LBR on tiny, for the agents that sit there."""
+    from hilo_env.training.lbr import lbr_match
+
+    try:
+        import pyspiel  # noqa: F401
+
+        from hilo_env.envs.openspiel_policy import exact_exploitability
+    except ImportError:
+        report.notes.append("tiny: the openspiel extra is not installed, no exact NashConv")
+        return
+    tiny = games.get(games.DEFAULT).rules("tiny")
+    for name in seated_agents(games.DEFAULT, tiny):
+        say(f"tiny: exact NashConv and LBR of {name}")
+        exact = exact_exploitability(name, tiny).nash_conv
+        mean, ci = lbr_match(name, tiny, budget.lbr_deals, budget.seed).score(0)
+        report.tiny[name] = (exact, mean, ci)
+
+
+# ---- the document --------------------------------------------------------------------------
+
+
+def _cell(mean: float, ci: float, percent: bool = False) -> str:
+    if percent:
+        return f"{mean:.1%} ± {ci:.1%}" if math.isfinite(ci) else f"{mean:.1%}"
+    return f"{mean:+.2f} ± {ci:.2f}" if math.isfinite(ci) else f"{mean:+.2f}"
+
+
+def head_to_head(result: TournamentResult) -> dict[tuple[str, str], tuple[float, float]]:
+    """(row agent, column agent) -> the row agent's score against the column agent and its
+    CI, from a 2-player round robin."""
+    out = {}
+    for t in result.tables:
+        for i, name in enumerate(t.names):
+            out[name, t.names[1 - i]] = t.score(i)
+    return out
+
+
+def markdown(report: Report) -> str:
+    """``docs/strength.md``'s text."""
+    b = report.budget
+    lines = ["# Strength of the shipped agents", "",
+             "Every shipped agent of every game, measured by `hilo strength` (one command "
+             "rebuilds this page and `docs/strength.png`; `training/strength.py`). Duplicate "
+             "deals, seats rotated, 95% confidence intervals over deals. Scores are in each "
+             "game's unit: chips per hand (Equation Hi-Lo), reward per game (lo-hi), the "
+             "team's win rate per round (Hi MiLo!).", "",
+             f"- command: `{report.command}`",
+             f"- machine: {platform.machine()}, {platform.system()}, Python "
+             f"{platform.python_version()} (the 2-core AMD EPYC development box, shared)",
+             f"- took {report.seconds / 60:.1f} minutes",
+             f"- budgets: {b.deals:,} duplicate deals per head-to-head table, "
+             f"{b.gauntlet_deals:,} per gauntlet match, {b.lbr_deals:,} per LBR match; RL best "
+             "response: " + (f"{b.response_decisions:,} decisions, fresh weights, seed "
+                             f"{RESPONSE_SEED}" if b.response_decisions else
+                             "left out of this run (`--response-decisions N` adds it; below "
+                             "1.5 M decisions a fresh response finds nothing, so it is not "
+                             "run at a budget that cannot find anything)"),
+             f"- seed {b.seed}", ""]
+    for result in report.tournaments:
+        lines += _tournament_section(result)
+    lines += _bounds_section(report)
+    lines += _tiny_section(report)
+    lines += _trained_section(report)
+    if report.notes:
+        lines += ["## Notes", "", *[f"- {n}" for n in report.notes], ""]
+    return "\n".join(lines) + "\n"
+
+
+def _tournament_section(result: TournamentResult) -> list[str]:
+    spec, n = result.spec, len(result.tables[0].names)
+    lines = [f"## {spec.title}, {result.rules_name}", ""]
+    if spec.cooperative:
+        lines += ["| table | team win rate | rounds |", "|---|---|---|"]
+        for match, _, mean, ci, t, _ in result.rows():
+            lines.append(f"| {match} | {_cell(mean, ci, True)} | {t.episodes:,} |")
+        return [*lines, "", "`A ×n`: A in every seat (the team); `A among B`: one A with "
+                            "B partners (ad-hoc teamwork).", ""]
+    names = list(result.names)
+    if n == 2:
+        pairs = head_to_head(result)
+        lines += ["Row agent's score against the column agent.", "",
+                  "| agent | " + " | ".join(names) + " | overall |",
+                  "|---" * (len(names) + 2) + "|"]
+        for row in names:
+            cells = ["" if row == col else _cell(*pairs[row, col]) for col in names]
+            mean, ci, _ = result.overall(row)
+            lines.append(f"| {row} | " + " | ".join(cells) + f" | {_cell(mean, ci)} |")
+    else:
+        lines += ["Each agent's score over every table it sat at.", "",
+                  "| agent | overall | episodes |", "|---|---|---|"]
+        for name in sorted(names, key=lambda nm: -result.overall(nm)[0]):
+            mean, ci, episodes = result.overall(name)
+            lines.append(f"| {name} | {_cell(mean, ci)} | {episodes:,} |")
+    return [*lines, ""]
+
+
+def _bounds_section(report: Report) -> list[str]:
+    if not report.bounds:
+        return []
+    lines = ["## Equation Hi-Lo, standard rules, 2 players: exploitability bounds", "",
+             "Lower bounds on what a best response wins per hand from each agent (higher: "
+             "more exploitable). *Gauntlet*: the agent's score against the scripted player it "
+             "does worst against (negative: that player beats it); *in sample* marks a player "
+             "the agent trained against. *LBR*: the local best response's winnings "
+             "(`hilo exploit AGENT --method lbr`), which trains nothing and so never met the "
+             "agent: out of sample. *RL response*: a fresh MaskablePPO response's winnings.", "",
+             "| agent | best gauntlet player | agent's score vs it | LBR bound | RL response |",
+             "|---|---|---|---|---|"]
+    for name, b in report.bounds.items():
+        trained = report.trained.get(trained_key(games.DEFAULT, name, 2), [])
+        player, mean, ci = b.gauntlet
+        tag = " (in sample)" if player in trained else ""
+        lbr = _cell(*b.lbr) if b.lbr else "refused (no probabilities)"
+        response = (f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions)"
+                    if b.response else "not run")
+        lines.append(f"| {name} | {player}{tag} | {_cell(mean, ci)} | {lbr} | {response} |")
+    return [*lines, "", "LBR plays 2-player tables only: the 3-6 player agents have no LBR "
+                        "bound; their strength is the tables above.", ""]
+
+
+def _tiny_section(report: Report) -> list[str]:
+    if not report.tiny:
+        return []
+    lines = ["## Equation Hi-Lo, tiny rules: exact exploitability", "",
+             "The exact NashConv (OpenSpiel, every information set) and what LBR wins per hand; "
+             "tiny is zero-sum and seats are rotated, so an exact best response wins NashConv / "
+             "2 per hand, LBR's upper limit.", "",
+             "| agent | exact NashConv | exact best response / hand | LBR / hand |",
+             "|---|---|---|---|"]
+    for name, (exact, mean, ci) in report.tiny.items():
+        lines.append(f"| {name} | {exact:.4f} | {exact / 2:+.4f} | {_cell(mean, ci)} |")
+    return [*lines, ""]
+
+
+def _trained_section(report: Report) -> list[str]:
+    lines = ["## What each trained agent met in training", "",
+             "From its training config (`configs/train/`): a scripted player or response "
+             "listed here is in sample for that agent; LBR and the RL response above are "
+             "not.", "", "| agent | trained against |", "|---|---|"]
+    for key, opponents in report.trained.items():
+        lines.append(f"| {key} | {', '.join(opponents)} |")
+    return [*lines, ""]
+
+
+def plot(report: Report, path: str | Path) -> Path:
+    """The 2-player Equation Hi-Lo head-to-head as a heat map, and each agent's bounds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    first = next(r for r in report.tournaments
+                 if r.spec.name == games.DEFAULT and len(r.tables[0].names) == 2)
+    names = list(first.names)
+    pairs = head_to_head(first)
+    grid = np.array([[np.nan if a == b else pairs[a, b][0] for b in names] for a in names])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    limit = np.nanmax(np.abs(grid))
+    image = left.imshow(grid, cmap="RdYlGn", vmin=-limit, vmax=limit)
+    left.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    left.set_yticks(range(len(names)), names)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if i != j:
+                left.text(j, i, f"{grid[i, j]:+.1f}", ha="center", va="center", fontsize=8)
+    left.set_title("head to head: row's chips per hand vs column")
+    fig.colorbar(image, ax=left, shrink=0.8)
+    agents_with = [nm for nm, b in report.bounds.items() if b.lbr]
+    y = np.arange(len(agents_with))
+    lbr = [report.bounds[nm].lbr for nm in agents_with]
+    right.barh(y, [m for m, _ in lbr], xerr=[c for _, c in lbr], color="tab:blue", capsize=3,
+               label="LBR")
+    worst = [-report.bounds[nm].gauntlet[1] for nm in agents_with]
+    right.scatter(worst, y, color="tab:red", zorder=3, label="best gauntlet player's win")
+    right.set_yticks(y, agents_with)
+    right.invert_yaxis()
+    right.axvline(0, color="black", lw=0.8)
+    right.set_xlabel("chips per hand won from the agent (95% CI)")
+    right.set_title("exploitability lower bounds, standard rules")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write(report: Report, doc: str | Path = DOC, picture: str | Path = PLOT) -> Path:
+    """Write the document and the plot; returns the document's path."""
+    doc = Path(doc)
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(markdown(report))
+    plot(report, picture)
+    return doc
+
+
+def progress(text: str) -> None:
+    """Print a step of :func:`build` on stderr."""
+    print(f"[strength] {text}", file=sys.stderr, flush=True)
+
