@@ -63,8 +63,18 @@ def catalogue() -> list[dict[str, Any]]:
     return out
 
 
-def _refusal(exc: Refused) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+def refusing(handler: Callable[[Request], Awaitable[Response]]
+             ) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` with a :class:`Refused` answered as ``{"error": message}`` and its
+    status."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except Refused as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+    return answer
 
 
 async def _body(request: Request) -> Any:
@@ -86,16 +96,21 @@ def _query_int(request: Request, key: str) -> int | None:
         raise Refused(f"'{key}' must be an integer, not {text!r}") from None
 
 
+def where(session: Any, request: Request) -> tuple[int | None, ...]:
+    """The view a request asks for: ``(viewer,)`` of a match, ``(episode, step, viewer)`` of a
+    replay, from its query (``?viewer=``, ``?episode=``, ``?step=``)."""
+    viewer = _query_int(request, "viewer")
+    if isinstance(session, Match):
+        return (viewer,)
+    return _query_int(request, "episode") or 0, _query_int(request, "step") or 0, viewer
+
+
 def create_app(host: str = "127.0.0.1") -> Starlette:
     """The app, answering requests addressed to ``host`` (and the local names)."""
     sessions = Sessions()
 
     def view_of(session: Any, request: Request) -> dict[str, Any]:
-        viewer = _query_int(request, "viewer")
-        if isinstance(session, Match):
-            return session.show(viewer)
-        return session.show(_query_int(request, "episode") or 0,
-                            _query_int(request, "step") or 0, viewer)
+        return session.show(*where(session, request))
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -106,72 +121,55 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
     def opening(start: Callable[[Any], str]) -> Callable[[Request], Awaitable[Response]]:
         """The route that starts a game with ``start(body)`` and answers its id and view."""
 
+        @refusing
         async def open_game(request: Request) -> Response:
-            try:
-                key = await run_in_threadpool(start, await _body(request))
-                return JSONResponse({"id": key, "view": sessions.get(key).show()})
-            except Refused as exc:
-                return _refusal(exc)
+            key = await run_in_threadpool(start, await _body(request))
+            return JSONResponse({"id": key, "view": sessions.get(key).show()})
 
         return open_game
 
+    @refusing
     async def show(request: Request) -> Response:
-        try:
-            session = sessions.get(request.path_params["key"])
-            return JSONResponse(await run_in_threadpool(view_of, session, request))
-        except Refused as exc:
-            return _refusal(exc)
+        session = sessions.get(request.path_params["key"])
+        return JSONResponse(await run_in_threadpool(view_of, session, request))
 
+    @refusing
     async def move(request: Request) -> Response:
-        try:
-            session = sessions.get(request.path_params["key"])
-            if not isinstance(session, Match):
-                raise Refused("a replay takes no moves", 409)
-            data = await _body(request)
-            if not isinstance(data, dict):
-                raise Refused("a move is a JSON object")
-            version = data.get("version")
-            if isinstance(version, bool) or not isinstance(version, int):
-                raise Refused(f"'version' must be an integer, not {version!r}")
-            what = request.path_params["what"]
-            if what not in ("act", "advance"):
-                raise Refused(f"no such move {what!r}: act or advance", 404)
-            if what == "act":
-                await run_in_threadpool(session.act, data.get("action"), version)
-            else:
-                await run_in_threadpool(session.advance, version)
-            return JSONResponse(await run_in_threadpool(view_of, session, request))
-        except Refused as exc:
-            return _refusal(exc)
+        session = sessions.get(request.path_params["key"])
+        if not isinstance(session, Match):
+            raise Refused("a replay takes no moves", 409)
+        data = await _body(request)
+        if not isinstance(data, dict):
+            raise Refused("a move is a JSON object")
+        version = data.get("version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise Refused(f"'version' must be an integer, not {version!r}")
+        what = request.path_params["what"]
+        if what not in ("act", "advance"):
+            raise Refused(f"no such move {what!r}: act or advance", 404)
+        if what == "act":
+            await run_in_threadpool(session.act, data.get("action"), version)
+        else:
+            await run_in_threadpool(session.advance, version)
+        return JSONResponse(await run_in_threadpool(view_of, session, request))
 
-    def table_of(session: Any, request: Request) -> Any:
-        viewer = _query_int(request, "viewer")
-        if isinstance(session, Match):
-            return session.table(viewer)
-        return session.table(_query_int(request, "episode") or 0,
-                             _query_int(request, "step") or 0, viewer)
-
+    @refusing
     async def frame(request: Request) -> Response:
-        try:
-            session = sessions.get(request.path_params["key"])
-            table = await run_in_threadpool(table_of, session, request)
-            data = await run_in_threadpool(lambda: png(picture(table)))
-            return Response(data, media_type="image/png")
-        except Refused as exc:
-            return _refusal(exc)
+        session = sessions.get(request.path_params["key"])
+        table = await run_in_threadpool(session.table, *where(session, request))
+        data = await run_in_threadpool(lambda: png(picture(table)))
+        return Response(data, media_type="image/png")
 
+    @refusing
     async def replay_file(request: Request) -> Response:
-        try:
-            session = sessions.get(request.path_params["key"])
-            if not isinstance(session, Match):
-                raise Refused("this is a replay already", 409)
-            with session.lock:
-                data = session.replay.to_json()
-            name = f"{session.spec.name}-seed{session.seed}.json"
-            return JSONResponse(data, headers={
-                "Content-Disposition": f'attachment; filename="{name}"'})
-        except Refused as exc:
-            return _refusal(exc)
+        session = sessions.get(request.path_params["key"])
+        if not isinstance(session, Match):
+            raise Refused("this is a replay already", 409)
+        with session.lock:
+            data = session.replay.to_json()
+        name = f"{session.spec.name}-seed{session.seed}.json"
+        return JSONResponse(data, headers={
+            "Content-Disposition": f'attachment; filename="{name}"'})
 
     routes = [
         Route("/", page),
