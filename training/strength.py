@@ -256,12 +256,13 @@ def markdown(report: Report) -> str:
     """``docs/strength.md``'s text."""
     b = report.budget
     lines = ["# Strength of the shipped agents", "",
-             "Every shipped agent of every game, measured by `hilo strength` (one command "
-             "rebuilds this page and `docs/strength.png`; `training/strength.py`). Duplicate "
+             "Every shipped agent of every game, measured by the `strength` command of "
+             "`hilo` (one command rebuilds this page and `docs/strength.png`; "
+             "`training/strength.py`). Duplicate "
              "deals, seats rotated, 95% confidence intervals over deals. Scores are in each "
              "game's unit: chips per hand (Equation Hi-Lo), reward per game (lo-hi), the "
              "team's win rate per round (Hi MiLo!).", "",
-             f"- command: `{report.command}`",
+             f"- command: `.venv/bin/{report.command}`",
              f"- machine: {platform.machine()}, {platform.system()}, Python "
              f"{platform.python_version()} (the 2-core AMD EPYC development box, shared)",
              f"- took {report.seconds / 60:.1f} minutes",
