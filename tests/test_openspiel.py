@@ -34,7 +34,7 @@ def test_parameters_are_the_rule_fields():
         assert game.rules == rules
         assert pyspiel.load_game(str(game)).rules == rules  # the game string reads back
         assert G.rules_from_params(G.params_of(rules)) == rules
-    assert set(G.PARAMETER_SPECIFICATION) == {"preset", *RuleSet().to_dict()}
+    assert set(G.PARAMETER_SPECIFICATION) == {"preset", "players", *RuleSet().to_dict()}
     game = pyspiel.load_game(G.SHORT_NAME, {"num_players": 4, "odd_chip": "high",
                                             "base_operators": "plus div", "deck_roots": 0,
                                             "deal": "hidden up bet up bet"})

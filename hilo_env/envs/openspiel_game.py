@@ -13,7 +13,8 @@ replayed through the engine with those cards stacked on its deck.
 |                     | in a game string's spelling: lists as words (``deal=hidden up bet``,  |
 |                     | ``deck_values=0 1 2``), operators as words (``base_operators=div``,   |
 |                     | ``multiply_discards=plus minus``), ``max_multiply=0`` for unlimited   |
-| players             | ``num_players``; player ``i`` is the AEC env's ``player_i``             |
+| players             | ``num_players`` (or ``players``, OpenSpiel's own name for it, as its    |
+|                     | multiplayer tests pass it); player ``i`` is the AEC env's ``player_i``  |
 | actions             | the AEC env's action ids and strings (:mod:`equation_hilo.actions`)   |
 | chance              | explicit, at every draw: the card id drawn, with its exact probability |
 | returns             | each player's net chips over the episode (terminal rewards only)       |
@@ -102,7 +103,12 @@ def params_of(rules: RuleSet) -> dict[str, Any]:
     return {f.name: _param_value(rules, f.name) for f in dataclasses.fields(RuleSet)}
 
 
-PARAMETER_SPECIFICATION = {PRESET_PARAM: "standard", **params_of(RuleSet())}
+PLAYERS_PARAM = "players"
+"""OpenSpiel's usual name of the player count (``games_sim_test`` loads every multiplayer game
+with it): an alias of ``num_players``."""
+
+PARAMETER_SPECIFICATION = {PRESET_PARAM: "standard", **params_of(RuleSet()),
+                           PLAYERS_PARAM: RuleSet().num_players}
 """Every parameter with its default (the standard preset)."""
 
 
@@ -121,6 +127,13 @@ def rules_from_params(params: dict[str, Any] | None) -> RuleSet:
                          f"{sorted(PARAMETER_SPECIFICATION)}")
     given = given_keys(params)
     name = params.pop(PRESET_PARAM, "standard") if PRESET_PARAM in given else "standard"
+    players = params.pop(PLAYERS_PARAM, None)
+    if PLAYERS_PARAM in given:
+        if "num_players" in given and params["num_players"] != players:
+            raise ValueError(f"players={players} and num_players={params['num_players']} "
+                             "disagree: players is another name of num_players")
+        params["num_players"] = players
+        given.append("num_players")
     overrides: dict[str, Any] = {}
     for key, value in params.items():
         if key not in given:
