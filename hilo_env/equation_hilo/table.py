@@ -53,6 +53,8 @@ def describe(game: Game, viewer: int | None = None) -> Table:
         ops = " ".join(OP_SYMBOLS[o] for o in sorted(game.operators[seat], key=OPERATORS.index))
         if game.eliminated[seat] and res is None:
             state = "out of the match"
+        elif res is not None:
+            state = f"this hand {res.net[seat]:+d}"
         elif not game.in_hand[seat]:
             state = "folded"
         else:

@@ -43,8 +43,11 @@ def describe(game: Round, viewer: int | None = None) -> Table:
     phase = PHASE_WORDS.get(game.phase, f"trick {game.trick + 1} of {HAND_SIZE}")
     centre_label, centre = "", ()
     if game.phase == Phase.PLAY:
-        centre_label = (f"trick under Win Card {win_card_str(game.win_card)}, "
-                        f"led by {player_name(game.leader)}")
+        played = ", ".join(player_name((game.leader + i) % n)
+                           for i in range(len(game.trick_cards)))
+        centre_label = (f"trick under Win Card {win_card_str(game.win_card)}"
+                        + (f", played by {played}" if played else
+                           f", {player_name(game.leader)} leads"))
         centre = tuple(map(card, game.trick_cards))
     over = game.phase == Phase.ROUND_OVER
     result = (f"Round over: {OUTCOME_TEXT[game.outcome]} (tricks "
