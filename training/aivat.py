@@ -25,7 +25,7 @@ follow the cards: the luck of the cards dealt after the first decision is averag
 :func:`training.evaluate.play_table`'s, seats rotated, both estimates over the same hands.
 
     from hilo_env.training.aivat import aivat_match
-    result = aivat_match(["ppo", "heuristic"], "standard", deals=1_000)
+    result = aivat_match(["ppo", "heuristic"], "standard", deals=1_000)  # 16 fresh deals
     print(result.table())
 """
 
@@ -50,7 +50,7 @@ from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.training.evaluate import deal_rng, interval, mean_ci
 from hilo_env.training.lbr import gives_probabilities
 
-RESAMPLES = 4
+RESAMPLES = 16
 """Fresh deals per chance event whose mean stands for the deal's expected value."""
 RESAMPLE_STREAM = 2**31
 """Keys the fresh deals' generators apart from the match's deals."""
