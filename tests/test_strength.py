@@ -53,5 +53,6 @@ def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
     doc = write(report, tmp_path / "strength.md", tmp_path / "strength.png")
     text = doc.read_text()
     assert "| random |  | " in text and "`.venv/bin/hilo strength`" in text
-    assert "| caller | trapper (in sample) | -9.00 ± 1.00 | +20.00 ± 2.00 | not run |" in text
+    assert "| caller | trapper (in sample) | -9.00 ± 1.00 | +20.00 ± 2.00 (0s) | not run |" in text
+    assert "`caller` +20.00 ± 2.00 (exploitability >= +18.00)" in text  # the closing note
     assert (tmp_path / "strength.png").stat().st_size > 0

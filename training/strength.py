@@ -73,6 +73,7 @@ class Bounds:
     gauntlet: tuple[str, float, float] | None = None
     """(best gauntlet player, the agent's chips per hand against it, CI)."""
     lbr: tuple[float, float] | None = None
+    lbr_seconds: float = 0.0
     response: tuple[float, float, int] | None = None
     """(response's chips per hand, CI, decisions)."""
 
@@ -202,7 +203,8 @@ def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -
     out.gauntlet = (best, *result.score(best))
     if gives_probabilities(agents.make(name, rules, seed=0)):
         say(f"LBR against {name}")
-        out.lbr = lbr_match(name, rules, budget.lbr_deals, budget.seed).score(0)
+        match = lbr_match(name, rules, budget.lbr_deals, budget.seed)
+        out.lbr, out.lbr_seconds = match.score(0), match.seconds
     if budget.response_decisions:
         from hilo_env.training.exploit import exploit
 
@@ -279,6 +281,7 @@ def markdown(report: Report) -> str:
     lines += _bounds_section(report)
     lines += _tiny_section(report)
     lines += _trained_section(report)
+    lines += _closing_section(report)
     if report.notes:
         lines += ["## Notes", "", *[f"- {n}" for n in report.notes], ""]
     return "\n".join(lines) + "\n"
@@ -328,7 +331,8 @@ def _bounds_section(report: Report) -> list[str]:
         trained = report.trained.get(trained_key(games.DEFAULT, name, 2), [])
         player, mean, ci = b.gauntlet
         tag = " (in sample)" if player in trained else ""
-        lbr = _cell(*b.lbr) if b.lbr else "refused (no probabilities)"
+        lbr = f"{_cell(*b.lbr)} ({b.lbr_seconds:.0f}s)" if b.lbr else \
+            "refused (no probabilities)"
         response = (f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions)"
                     if b.response else "not run")
         lines.append(f"| {name} | {player}{tag} | {_cell(mean, ci)} | {lbr} | {response} |")
@@ -358,6 +362,33 @@ def _trained_section(report: Report) -> list[str]:
     for key, opponents in report.trained.items():
         lines.append(f"| {key} | {', '.join(opponents)} |")
     return [*lines, ""]
+
+
+def _closing_section(report: Report) -> list[str]:
+    """The bounds the issue asks for in one paragraph: LBR's on the 2-player agents, and
+    what stands for one at larger tables."""
+    if not report.bounds:
+        return []
+    said = []
+    for name, b in report.bounds.items():
+        if b.lbr is None:
+            continue
+        mean, ci = b.lbr
+        verdict = (f"exploitability >= {mean - ci:+.2f}" if mean - ci > 0 else
+                   "no exploit found by LBR (the bound is only >= 0)")
+        said.append(f"`{name}` {_cell(mean, ci)} ({verdict})")
+    big = sorted({len(r.tables[0].names) for r in report.tournaments
+                  if r.spec.name == games.DEFAULT} - {2})
+    text = (f"LBR bounds, chips per hand, standard rules, 2 players, "
+            f"{report.budget.lbr_deals:,} duplicate deals each: " + "; ".join(said) + ". LBR's "
+            "look-ahead assumes both players check or call to the end, so an agent that "
+            "punishes passivity can hold it to a small bound while a trained response still "
+            "wins more: a bound near zero is not a proof of strength.")
+    if big:
+        text += (f" The larger tables' agents (`ppo` at {', '.join(map(str, big))} players) "
+                 "have no LBR bound (LBR is written for 2 players); their evidence is the "
+                 "multi-player tables above.")
+    return ["## Closing note", "", text, ""]
 
 
 def plot(report: Report, path: str | Path) -> Path:
