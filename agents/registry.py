@@ -28,6 +28,8 @@ Equation Hi-Lo's table is :data:`AGENTS`:
 |                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
 | ``rllib:PATH``  | :class:`agents.rllib.RLlibAgent`, an RLlib policy folder or    |
 |                 | algorithm checkpoint (needs the ``rllib`` extra: ray, torch)   |
+| ``jax:PATH``    | :class:`agents.jax_policy.JaxPolicyAgent`, a network saved by  |
+|                 | the JAX trainer (``.npz``), played in NumPy (no extra)         |
 | ``loose``,      | the gauntlet's scripted styles, :mod:`agents.gauntlet`         |
 | ``tight``, ...  | (``gauntlet.STYLES``)                                          |
 """
@@ -48,6 +50,7 @@ from hilo_env.equation_hilo.rules import RuleSet, short_repr
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
 RLLIB_PREFIX = "rllib:"
+JAX_PREFIX = "jax:"
 MODELS = Path(__file__).resolve().parent / "models"
 SHIPPED_PPO = MODELS / "ppo_population.zip"
 """The trained policy behind the name ``ppo`` at two players."""
@@ -109,8 +112,9 @@ def _table(game: str | None) -> dict[str, AgentFactory]:
 
 def _prefixes(game: str | None) -> list[str]:
     """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models of every game, RLlib
-    policies of Equation Hi-Lo only."""
-    return [PPO_PREFIX, RLLIB_PREFIX] if games.get(game).name == games.DEFAULT else [PPO_PREFIX]
+    policies and JAX-trained networks of Equation Hi-Lo only."""
+    return [PPO_PREFIX, RLLIB_PREFIX, JAX_PREFIX] if games.get(game).name == games.DEFAULT \
+        else [PPO_PREFIX]
 
 
 def names(game: str | None = None) -> list[str]:
@@ -149,11 +153,12 @@ def check(name: str, game: str | None = None) -> None:
     if name in _table(game):
         return
     prefixes = _prefixes(game)
-    if PPO_PREFIX in prefixes and name.startswith(PPO_PREFIX):
-        path = Path(name[len(PPO_PREFIX):])
-        if not path.is_file():
-            raise ValueError(f"agent {name!r}: no model file {str(path)!r}")
-        return
+    for prefix in (PPO_PREFIX, JAX_PREFIX):
+        if prefix in prefixes and name.startswith(prefix):
+            path = Path(name[len(prefix):])
+            if not path.is_file():
+                raise ValueError(f"agent {name!r}: no model file {str(path)!r}")
+            return
     if RLLIB_PREFIX in prefixes and name.startswith(RLLIB_PREFIX):
         path = Path(name[len(RLLIB_PREFIX):])
         if not path.is_dir():
@@ -175,6 +180,11 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
         )
 
         return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed, game=games.get(game).name)
+    if name.startswith(JAX_PREFIX):
+        from hilo_env.agents.jax_policy import JaxPolicyAgent
+
+        return JaxPolicyAgent(rules, name[len(JAX_PREFIX):], seed=seed,
+                              game=games.get(game).name)
     if name.startswith(RLLIB_PREFIX):
         from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
 

@@ -18,7 +18,7 @@ from typing import Any
 from hilo_env import agents, games
 from hilo_env.equation_hilo.rules import read_yaml_mapping, short_repr, short_text
 
-BACKENDS = ("sb3", "rllib")
+BACKENDS = ("sb3", "rllib", "jax")
 """The libraries ``hilo train`` trains with (the config's ``backend``)."""
 UPDATE_PRECISIONS = ("float32", "bfloat16")
 """The config's ``update_precision``: of PPO's gradient steps in the overlapped loop."""
@@ -81,7 +81,9 @@ class TrainConfig:
     policy shared by every seat; ``training.rllib_train``, the ``rllib`` extra). With
     ``rllib``, ``num_envs`` is games per env runner, a rollout is ``n_steps * num_envs *
     max(1, num_env_runners)`` decisions of every seat, and ``total_timesteps`` and the
-    ``*_every`` fields count those decisions."""
+    ``*_every`` fields count those decisions. ``jax``: PPO in JAX on the JAX backend, one
+    jitted program per iteration, on the CPU or a GPU (``training.jax_ppo``, the ``jax``
+    extra; Equation Hi-Lo, baselines with a jitted form)."""
     num_env_runners: int = 1
     """rllib: Ray actors that play games (0: the driver plays them)."""
     num_learners: int = 0

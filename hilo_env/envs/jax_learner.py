@@ -15,6 +15,8 @@ backend is one), so a whole learner step, opponents included, is one compiled fu
 | ``reset(key)``                 | a new match, played up to the learner's first decision     |
 | ``step(state, action, key)``   | the learner's action, then the opponents' up to its next   |
 |                                | decision; a finished match restarts in the same step       |
+| ``finished()``                 | a game whose match is over, with no legal action: its step |
+|                                | deals a new match (a trainer's start, no second program)   |
 | :class:`LearnerState`          | ``game`` (the backend's State), ``learner`` (its seat),    |
 |                                | ``reward``, ``done``; ``observation`` and                  |
 |                                | ``legal_action_mask`` are the learner's                    |
@@ -87,6 +89,16 @@ class JaxLearnerEnv:
         state = LearnerState(start, jax.random.randint(seat_key, (), 0, self.env.num_players),
                              jnp.float32(0.0), jnp.bool_(False), jnp.float32(0.0))
         return self._to_learner(state, key, jnp.bool_(False))
+
+    def finished(self) -> LearnerState:
+        """One game whose match is over and whose learner has no legal action: ``step``
+        deals it a new match (whatever the action) as ``reset`` would, with reward 0 and
+        ``done``. A trainer starts its games from it, so that one compiled program (its
+        step) also deals the first matches; the step from it is no decision."""
+        shapes = jax.eval_shape(self.env.init, jax.random.PRNGKey(0))
+        game = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+        return LearnerState(game.replace(terminated=jnp.bool_(True)), jnp.int32(0),
+                            jnp.float32(0.0), jnp.bool_(False), jnp.float32(0.0))
 
     def step(self, state: LearnerState, action: jax.Array, key: jax.Array) -> LearnerState:
         """The learner's action, then the opponents' until the learner decides again."""

@@ -1,0 +1,202 @@
+"""A policy trained by the JAX trainer (:mod:`training.jax_ppo`) as an agent, played in NumPy:
+no jax, torch or GPU is needed to play it.
+
+The network is the one of SB3's ``MlpPolicy`` (separate policy and value MLPs, tanh hidden
+layers, linear heads), written once here as a function of an array module ``xp`` so that the
+trainer runs it with ``jax.numpy`` and the agent with NumPy:
+
+| key of the ``.npz``     | what                                                           |
+|-------------------------|----------------------------------------------------------------|
+| ``policy.<i>.w``, ``.b``| layer ``i`` of the policy MLP, ``(inputs, outputs)``; the last |
+|                         | gives one logit per action                                     |
+| ``value.<i>.w``, ``.b`` | layer ``i`` of the value MLP; the last gives one value         |
+
+A saved policy ``model.npz`` keeps its game and rules in ``model.npz.rules.yaml`` and, for
+games with an observation layout, the slices it reads in ``model.npz.observation.yaml``
+(:func:`agents.ppo.save_model`'s files): the agent is checked against them as
+:class:`~agents.ppo.PPOAgent` checks a MaskablePPO model, and reads only the slices it was
+trained on. By name: ``jax:PATH`` (:mod:`agents.registry`).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hilo_env.agents.ppo import PPOAgent, save_model
+from hilo_env.agents.registry import JAX_PREFIX
+
+HEADS = ("policy", "value")
+MASKED = -1e8
+"""The logit of an illegal action (sb3-contrib's ``MaskableCategorical`` uses the same)."""
+
+Params = dict[str, list[tuple[Any, Any]]]
+"""The network: per head, its layers as ``(weights (inputs, outputs), bias (outputs,))``."""
+
+
+def mlp(layers: list[tuple[Any, Any]], x: Any, xp: Any = np) -> Any:
+    """The MLP of ``layers`` at ``x`` (..., inputs): tanh after every layer but the last."""
+    for i, (w, b) in enumerate(layers):
+        x = x @ w + b
+        if i < len(layers) - 1:
+            x = xp.tanh(x)
+    return x
+
+
+def masked_log_probs(logits: Any, mask: Any, xp: Any = np) -> Any:
+    """Log-probabilities of the legal actions (``mask`` true), :data:`MASKED` elsewhere:
+    the logits normalised, masked and normalised again, as sb3-contrib does."""
+    logits = logits - _logsumexp(logits, xp)
+    logits = xp.where(mask.astype(bool), logits, MASKED)
+    return logits - _logsumexp(logits, xp)
+
+
+def _logsumexp(x: Any, xp: Any) -> Any:
+    top = x.max(axis=-1, keepdims=True)
+    return top + xp.log(xp.exp(x - top).sum(axis=-1, keepdims=True))
+
+
+def flatten(params: Params) -> dict[str, np.ndarray]:
+    """The network as the ``.npz``'s named arrays (float32)."""
+    return {f"{head}.{i}.{part}": np.asarray(array, dtype=np.float32)
+            for head in HEADS for i, layer in enumerate(params[head])
+            for part, array in zip("wb", layer, strict=True)}
+
+
+def unflatten(arrays: dict[str, np.ndarray], where: str = "network") -> Params:
+    """The network of the ``.npz``'s named arrays; ValueError naming ``where`` if they are
+    not layers that chain (each layer's inputs the previous one's outputs)."""
+    params: Params = {}
+    for head in HEADS:
+        layers, i = [], 0
+        while f"{head}.{i}.w" in arrays:
+            w, b = arrays[f"{head}.{i}.w"], arrays.get(f"{head}.{i}.b")
+            if b is None or w.ndim != 2 or b.shape != (w.shape[1],) or (
+                    layers and layers[-1][0].shape[1] != w.shape[0]):
+                raise ValueError(f"{where}: layer {head}.{i} does not fit the layers before it")
+            layers.append((w, b))
+            i += 1
+        if not layers:
+            raise ValueError(f"{where}: no {head} layers (keys {head}.0.w, {head}.0.b, ...)")
+        params[head] = layers
+    if params["value"][-1][0].shape[1] != 1 or (
+            params["policy"][0][0].shape[0] != params["value"][0][0].shape[0]):
+        raise ValueError(f"{where}: the value head must give one value from the policy's "
+                         "inputs")
+    return params
+
+
+class _Weights:
+    """What :func:`agents.ppo.save_model` saves: the network as an ``.npz`` archive."""
+
+    def __init__(self, params: Params) -> None:
+        self.params = params
+
+    def save(self, path: Path) -> None:
+        buffer = io.BytesIO()  # np.savez would add .npz to a name without it
+        np.savez(buffer, **flatten(self.params))
+        Path(path).write_bytes(buffer.getvalue())
+
+
+def save_policy(params: Params, path: str | Path, rules: Any, game: str | None = None) -> Path:
+    """Save the network at ``path`` (an ``.npz``) with its game, rules and observation slices
+    beside it (:func:`agents.ppo.save_model`)."""
+    return save_model(_Weights(params), path, rules, game)
+
+
+def load_policy(path: str | Path) -> Params:
+    """The network saved at ``path``; ValueError naming the file if it is none."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: np.asarray(data[k], dtype=np.float32) for k in data.files}
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the policy file {str(path)!r}: {exc}") from None
+    return unflatten(arrays, f"policy file {str(path)!r}")
+
+
+class JaxPolicyAgent(PPOAgent):
+    """Plays a network saved by the JAX trainer, in NumPy; checked against its rules and
+    spaces when made, as :class:`PPOAgent` is. ``deterministic`` picks the most likely legal
+    action; otherwise actions are sampled from the agent's ``rng``."""
+
+    def __init__(self, rules: Any, path: str | Path, seed: int | None = 0,
+                 deterministic: bool = True, allow_other_rules: bool = False,
+                 game: str | None = None) -> None:
+        super().__init__(rules, path, seed=seed, deterministic=deterministic,
+                         allow_other_rules=allow_other_rules, load=False, game=game)
+        self.name = f"{JAX_PREFIX}{path}"
+        self.load()
+
+    def load(self) -> Params:
+        """The network, loaded and checked on first use."""
+        if self._model is not None:
+            return self._model
+        if not self.path.is_file():
+            raise FileNotFoundError(f"agent {self.name!r}: no policy file {str(self.path)!r}")
+        self._check_trained_rules()
+        self._read_columns()
+        try:
+            params = load_policy(self.path)
+        except ValueError as exc:
+            raise ValueError(f"agent {self.name!r}: {exc}") from None
+        whole, actions = self._spaces()
+        size = whole if self.columns is None else self.columns.size
+        inputs, outputs = params["policy"][0][0].shape[0], params["policy"][-1][0].shape[1]
+        if inputs != size:
+            raise ValueError(f"agent {self.name!r}: the network observes shape ({inputs},), "
+                             f"but these rules give observations of shape ({size},)")
+        if outputs != actions:
+            raise ValueError(f"agent {self.name!r}: the network chooses among {outputs} "
+                             f"actions, but these rules have {actions}")
+        self._model = params
+        return params
+
+    def whole_observation_parameters(self) -> Params:
+        """The network as a function of today's whole observation: zero weights on the
+        slices it does not read."""
+        params = self.load()
+        if self.columns is None:
+            return params
+        wide = {}
+        for head in HEADS:
+            (w, b), *rest = params[head]
+            full = np.zeros((self._spaces()[0], w.shape[1]), dtype=w.dtype)
+            full[self.columns] = w
+            wide[head] = [(full, b), *rest]
+        return wide
+
+    def log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Log-probabilities of every action, ``(B, D)``, ``(B, A)`` -> ``(B, A)``."""
+        masks = np.asarray(masks, dtype=bool)
+        if not masks.any(axis=-1).all():
+            raise ValueError("an action mask allows no action: nobody may act in this state")
+        logits = mlp(self.load()["policy"], self._model_input(observations))
+        return masked_log_probs(logits.astype(np.float64), masks)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None],
+                                  np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        log_probs = self.log_probs(observations, masks)
+        if self.deterministic:
+            return log_probs.argmax(axis=-1).astype(np.int64)
+        probs = np.exp(log_probs)
+        cumulative = np.cumsum(probs, axis=-1)
+        draws = self.rng.random((len(probs), 1)) * cumulative[:, -1:]
+        return (cumulative <= draws).sum(axis=-1).astype(np.int64)  # the first above the draw
+
+    def action_probabilities(self, observation: np.ndarray,
+                             action_mask: np.ndarray) -> np.ndarray:
+        """The distribution it plays: the network's when it samples, all on :meth:`act`'s
+        action when ``deterministic``."""
+        if self.deterministic:
+            out = np.zeros(np.shape(action_mask)[-1])
+            out[self.act(observation, action_mask)] = 1.0
+            return out
+        probs = np.exp(self.log_probs(np.asarray(observation)[None],
+                                      np.asarray(action_mask)[None])[0])
+        return probs / probs.sum()

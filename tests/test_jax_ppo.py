@@ -1,0 +1,162 @@
+"""PPO in JAX (training.jax_ppo): a short run learns to beat random play, its policy plays
+legal actions in the AEC env by name (jax:PATH), the shipped MaskablePPO weights convert to
+the same action probabilities, and a best response on the JAX trainer beats random.
+
+The runs are tiny (a few thousand decisions, a [32, 32] network): compiling one iteration is
+most of their time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hilo_env import agents, games
+from hilo_env.agents.jax_policy import JaxPolicyAgent, save_policy
+from hilo_env.training.config import TrainConfig
+from hilo_env.training.evaluate import play_table
+
+pytest.importorskip("jax")
+pytest.importorskip("optax")
+
+RULES = games.get(None).rules("standard")
+DEALS = 1_000
+"""Duplicate deals of each check against random: about ±0.3 chips per hand of 95% CI."""
+
+
+def _score(path, seed: int = 7) -> tuple[float, float]:
+    """The policy's chips per hand against random, duplicate deals, its actions sampled as
+    in training (an untrained network then plays about as random does)."""
+    learner = JaxPolicyAgent(RULES, path, seed=seed, deterministic=False)
+    return play_table([learner, agents.make("random", RULES, seed=seed + 1)], RULES,
+                      deals=DEALS, seed=seed).score(0)
+
+
+@pytest.fixture(scope="module")
+def response(tmp_path_factory):
+    """A best response to random on the JAX trainer (hilo exploit --backend jax), and an
+    untrained network of the same shape."""
+    import jax
+
+    from hilo_env.training import jax_ppo
+    from hilo_env.training.exploit import exploit
+
+    out = tmp_path_factory.mktemp("jax_ppo")
+    fields = TrainConfig.from_yaml("jax_smoke").to_dict()
+    small = {k: fields[k] for k in ("num_envs", "n_steps", "batch_size", "n_epochs",
+                                    "learning_rate", "net_arch")}
+    result = exploit("random", "standard", decisions=fields["total_timesteps"], seed=0,
+                     hands=200, evals=1, output_dir=str(out), backend="jax", **small)
+    fresh = jax_ppo.init_params(jax.random.PRNGKey(1), 240, 109, small["net_arch"])
+    untrained = save_policy(jax.device_get(fresh), out / "untrained.npz", RULES)
+    return result, untrained
+
+
+def test_a_short_run_beats_random_and_improves_on_its_start(response):
+    result, untrained = response
+    before, before_ci = _score(untrained)
+    after, ci = _score(result.model_path)
+    assert after - ci > 0, (after, ci)
+    assert after - ci > before + before_ci, (before, before_ci, after, ci)
+
+
+def test_the_best_response_reports_a_bound_against_random(response):
+    result, _ = response
+    assert result.model_path.name == "model.npz"
+    assert result.bound.decisions >= 4096
+    assert result.bound.mean - result.bound.ci > 0, result.table()
+    assert (result.run_dir / "evaluations.csv").is_file()
+    assert (result.run_dir / "learning_curve.png").is_file()
+    assert (result.run_dir / "progress.csv").read_text().count("\n") >= 2
+
+
+def test_the_saved_policy_plays_legal_actions_in_the_aec_env(response):
+    from hilo_env import env as make_env
+
+    result, _ = response
+    agent = agents.make(f"jax:{result.model_path}", RULES, seed=0)
+    assert isinstance(agent, JaxPolicyAgent)
+    sampling = JaxPolicyAgent(RULES, result.model_path, seed=1, deterministic=False)
+    aec = make_env(rules=RULES)
+    decisions = 0
+    for episode in range(40):
+        aec.reset(seed=episode)
+        for name in aec.agent_iter():
+            obs, _, term, trunc, _ = aec.last()
+            if term or trunc:
+                aec.step(None)
+                continue
+            player = agent if decisions % 2 else sampling
+            action = player.act(obs["observation"], obs["action_mask"])
+            assert obs["action_mask"][action], (name, action)
+            probs = sampling.action_probabilities(obs["observation"], obs["action_mask"])
+            assert probs[obs["action_mask"] == 0].sum() == 0 and abs(probs.sum() - 1) < 1e-9
+            aec.step(action)
+            decisions += 1
+    assert decisions > 100  # both seats, about four decisions a hand
+
+
+def test_a_policy_for_other_rules_is_refused(response):
+    result, _ = response
+    with pytest.raises(ValueError, match="other rules"):
+        agents.make(f"jax:{result.model_path}", games.get(None).rules("classic"))
+    with pytest.raises(ValueError, match="no model file"):
+        agents.make("jax:nowhere.npz", RULES)
+
+
+def _recorded_observations(agent) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of both seats of a few hands of ``agent`` against random."""
+    from hilo_env import env as make_env
+
+    table = {"player_0": agent, "player_1": agents.make("random", RULES, seed=1)}
+    aec = make_env(rules=RULES)
+    observations, masks = [], []
+    for episode in range(6):
+        aec.reset(seed=episode)
+        for name in aec.agent_iter():
+            obs, _, term, trunc, _ = aec.last()
+            if term or trunc:
+                aec.step(None)
+                continue
+            observations.append(obs["observation"])
+            masks.append(obs["action_mask"])
+            aec.step(int(table[name].act(obs["observation"], obs["action_mask"])))
+    return np.array(observations), np.array(masks, dtype=bool)
+
+
+def test_sb3_weights_convert_to_the_same_action_probabilities(tmp_path):
+    """The shipped ppo model's MLP in the JAX network: the same probabilities as
+    MaskablePPO's on observations recorded from play, jitted and in NumPy."""
+    pytest.importorskip("sb3_contrib")
+    import jax
+    import jax.numpy as jnp
+
+    from hilo_env.agents.ppo import PPOAgent
+    from hilo_env.training import jax_league
+
+    greedy_sb3 = agents.make("ppo", RULES, seed=0)
+    observations, masks = _recorded_observations(greedy_sb3)
+    assert len(observations) > 30
+    sampling_sb3 = PPOAgent(RULES, greedy_sb3.path, deterministic=False)
+    expected = np.array([sampling_sb3.action_probabilities(o, m)
+                         for o, m in zip(observations, masks, strict=True)])
+    params = jax_league.model_params("ppo", RULES)
+    jitted = np.exp(np.asarray(jax.jit(jax_league.log_probs)(
+        jax.tree_util.tree_map(jnp.asarray, params), observations, masks)))
+    np.testing.assert_allclose(jitted, expected, atol=2e-5)
+    path = save_policy(params, tmp_path / "ppo.npz", RULES)
+    sampling = JaxPolicyAgent(RULES, path, deterministic=False)
+    mine = np.array([sampling.action_probabilities(o, m)
+                     for o, m in zip(observations, masks, strict=True)])
+    np.testing.assert_allclose(mine, expected, atol=2e-5)
+    greedy = agents.make(f"jax:{path}", RULES)
+    assert (greedy.act_batch(observations, masks)
+            == greedy_sb3.act_batch(observations, masks)).mean() > 0.99
+
+
+def test_agents_without_a_jitted_form_are_refused():
+    from hilo_env.training import jax_league
+
+    with pytest.raises(ValueError, match=r"no jitted form.*random"):
+        jax_league.jitted_policy("heuristic", RULES)
+    with pytest.raises(ValueError, match="Equation Hi-Lo"):
+        jax_league.jitted_policy("random", None, game="lohi")

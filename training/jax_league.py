@@ -1,0 +1,104 @@
+"""Agents with a jitted form: the opponents the JAX trainer (:mod:`training.jax_ppo`) plays
+inside its compiled program, as ``policy(observation, legal_action_mask, key) -> action``
+(:data:`~hilo_env.equation_hilo.jax_backend.Policy`, one game).
+
+| agent name                          | jitted form                                         |
+|-------------------------------------|-----------------------------------------------------|
+| ``random``                          | the backend's ``random_policy``                     |
+| ``ppo``, ``ppo_standard``, ... ,    | the MaskablePPO model's MLP weights in the trainer's|
+| ``ppo:PATH``                        | network (:func:`sb3_params`), the most likely legal |
+|                                     | action, as the agent plays (needs the train extra)  |
+| ``jax:PATH``                        | the saved network, the most likely legal action     |
+| a frozen snapshot of the learner    | :func:`network_policy` of its parameters, sampled   |
+
+Other agents (``caller``, ``heuristic``, the gauntlet's styles) have no jitted form yet:
+:func:`jitted_policy` refuses them, naming those that have one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from hilo_env import agents, games
+from hilo_env.agents.jax_policy import JAX_PREFIX, JaxPolicyAgent, Params, masked_log_probs, mlp
+from hilo_env.agents.registry import PPO_PREFIX, needs_extra
+from hilo_env.equation_hilo.jax_backend import Policy, random_policy
+
+SB3_LAYERS = {"policy": ("mlp_extractor.policy_net", "action_net"),
+              "value": ("mlp_extractor.value_net", "value_net")}
+"""Where each head's layers are in an SB3 ``MlpPolicy``'s state dict: the hidden layers
+(``<name>.0``, ``<name>.2``, ... between tanh activations), then the output layer."""
+
+
+def log_probs(params: Params, observation: jax.Array, mask: jax.Array) -> jax.Array:
+    """The network's log-probabilities of every action (illegal ones masked)."""
+    return masked_log_probs(mlp(params["policy"], observation, jnp), mask, jnp)
+
+
+def value(params: Params, observation: jax.Array) -> jax.Array:
+    """The network's value of an observation (its last axis dropped)."""
+    return mlp(params["value"], observation, jnp)[..., 0]
+
+
+def network_policy(params: Params, deterministic: bool) -> Policy:
+    """The jitted policy of a network: its most likely legal action, or a draw from it."""
+
+    def policy(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+        lp = log_probs(params, observation, mask)
+        action = jnp.argmax(lp) if deterministic else jax.random.categorical(key, lp)
+        return action.astype(jnp.int32)
+
+    return policy
+
+
+def sb3_params(state_dict: dict[str, Any]) -> Params:
+    """An SB3 ``MlpPolicy``'s weights (its policy state dict, torch tensors or arrays) as the
+    trainer's network: the same function, float32."""
+    params: Params = {}
+    for head, (hidden, out) in SB3_LAYERS.items():
+        names = sorted({k.rsplit(".", 1)[0] for k in state_dict if k.startswith(hidden + ".")},
+                       key=lambda k: int(k.rsplit(".", 1)[1]))
+        params[head] = [(np.asarray(state_dict[f"{name}.weight"], np.float32).T,
+                         np.asarray(state_dict[f"{name}.bias"], np.float32))
+                        for name in [*names, out]]
+    return params
+
+
+def model_params(name: str, rules: Any, game: str | None = None) -> Params:
+    """The network of a registered model agent: a MaskablePPO one (``ppo``, ``ppo_standard``,
+    ``ppo:PATH``...; converted by :func:`sb3_params`) or ``jax:PATH``, as a function of
+    today's whole observation. ValueError for any other agent."""
+    agent = agents.make(name, rules, seed=0, game=game)
+    if isinstance(agent, JaxPolicyAgent):
+        return agent.whole_observation_parameters()
+    if needs_extra(name, game) != "train":
+        raise ValueError(f"agent {name!r} is no network (a MaskablePPO or jax: model)")
+    policy = agent.whole_observation_parameters()["policy"]
+    return sb3_params({k: v.detach().cpu().numpy() for k, v in policy.items()})
+
+
+def has_jitted_form(name: str, game: str | None = None) -> bool:
+    """Whether :func:`jitted_policy` plays agent ``name`` (loads nothing)."""
+    return games.get(game).name == games.DEFAULT and (
+        name == "random" or name.startswith((PPO_PREFIX, JAX_PREFIX))
+        or (needs_extra(name, game) == "train" and name in agents.names(game)))
+
+
+def jitted_policy(name: str, rules: Any, game: str | None = None) -> Policy:
+    """The jitted form of the registered agent ``name`` under ``rules`` (see the module
+    docstring); ValueError for an agent without one, naming those with one."""
+    agents.check(name, game)
+    if games.get(game).name != games.DEFAULT:
+        raise ValueError(f"the JAX trainer plays Equation Hi-Lo, not {games.get(game).title}")
+    if not has_jitted_form(name, game):
+        with_form = [n for n in agents.names(game) if has_jitted_form(n, game)]
+        raise ValueError(f"agent {name!r} has no jitted form for the JAX trainer; these have "
+                         f"one: {', '.join(with_form)}")
+    if name == "random":
+        return random_policy
+    params = jax.tree_util.tree_map(jnp.asarray, model_params(name, rules, game))
+    return network_policy(params, deterministic=True)
