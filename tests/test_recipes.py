@@ -20,9 +20,9 @@ from hilo_env.envs.single_env import HiLoEnv
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "libraries.md"
 RECIPES = dict(re.findall(r"```python (\w+)\n(.*?)```", DOC.read_text(), re.DOTALL))
-NEEDS = {"torchrl": "torchrl", "tianshou": "tianshou", "tianshou_selfplay": "tianshou",
-         "parallel": None}
-"""Each recipe's library (None: PettingZoo alone)."""
+NEEDS = {"torchrl": ("torchrl",), "tianshou": ("tianshou",),
+         "tianshou_selfplay": ("tianshou",), "pgx": ("pgx", "mctx"), "parallel": ()}
+"""Each recipe's libraries (none: PettingZoo alone)."""
 
 
 def test_every_recipe_is_known() -> None:
@@ -31,9 +31,9 @@ def test_every_recipe_is_known() -> None:
 
 @pytest.mark.parametrize("name", sorted(NEEDS))
 def test_recipe_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    library = NEEDS[name]
-    if library is not None and importlib.util.find_spec(library) is None:
-        pytest.skip(f"{library} is not installed (not a dependency of hilo_env; "
+    missing = [lib for lib in NEEDS[name] if importlib.util.find_spec(lib) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (not a dependency of hilo_env; "
                     f"pip install -e '.[libraries]' to run this recipe)")
     exec(compile(RECIPES[name], f"docs/libraries.md ({name})", "exec"), {})
     assert capsys.readouterr().out or name == "tianshou"

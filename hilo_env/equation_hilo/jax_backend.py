@@ -9,7 +9,8 @@ not copied: the pot split and the tie-breaks are :mod:`showdown`'s functions cal
 ``xp=jax.numpy``, the solver and observation tables are the NumPy ones, as constants.
 
 ``EquationHiLo(rules="standard", **overrides)``, the names of ``pgx.Env`` (duck-typed: pgx
-need not be installed):
+need not be installed; :class:`hilo_env.envs.pgx_env.PgxEquationHiLo` is this game as a
+``pgx.Env`` subclass, for pgx's ``api_test`` and ``save_svg``):
 
 | member                                  | what                                            |
 |-----------------------------------------|-------------------------------------------------|
