@@ -29,6 +29,7 @@ minutes; the document records the command, the machine and the minutes it took.
 from __future__ import annotations
 
 import math
+import os
 import platform
 import sys
 import time
@@ -265,8 +266,8 @@ def markdown(report: Report) -> str:
              "game's unit: chips per hand (Equation Hi-Lo), reward per game (lo-hi), the "
              "team's win rate per round (Hi MiLo!).", "",
              f"- command: `.venv/bin/{report.command}`",
-             f"- machine: {platform.machine()}, {platform.system()}, Python "
-             f"{platform.python_version()} (the 2-core AMD EPYC development box, shared)",
+             f"- machine: {machine()}, {platform.system()}, Python "
+             f"{platform.python_version()}",
              f"- took {report.seconds / 60:.1f} minutes",
              f"- budgets: {b.deals:,} duplicate deals per head-to-head table, "
              f"{b.gauntlet_deals:,} per gauntlet match, {b.lbr_deals:,} per LBR match; RL best "
@@ -285,6 +286,19 @@ def markdown(report: Report) -> str:
     if report.notes:
         lines += ["## Notes", "", *[f"- {n}" for n in report.notes], ""]
     return "\n".join(lines) + "\n"
+
+
+def machine() -> str:
+    """The processor's name (Linux's ``/proc/cpuinfo``, else the platform's) and its cores."""
+    name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} cores"
 
 
 def _tournament_section(result: TournamentResult) -> list[str]:
