@@ -114,3 +114,12 @@ def test_lbr_beats_random_and_caller_by_far_on_the_standard_rules() -> None:
     for name in ("random", "caller"):
         mean, ci = lbr_match(name, STANDARD, deals=40, seed=2).score(0)
         assert mean - ci > 10.0, (name, mean, ci)
+
+
+def test_hilo_exploit_method_lbr_prints_the_bound(capsys: pytest.CaptureFixture) -> None:
+    from hilo_env.cli import main
+
+    assert main(["exploit", "caller", "--method", "lbr", "--hands", "3"]) == 0
+    assert "Local best response (LBR) to caller" in capsys.readouterr().out
+    assert main(["exploit", "random", "--game", "lohi", "--method", "lbr"]) != 0
+    assert "plays Equation Hi-Lo, not lo-hi" in capsys.readouterr().err
