@@ -104,8 +104,8 @@ class CardGameEnv(AECEnv):
                 self.game.step(action)
             except ValueError as e:
                 raise ValueError(f"{e} (an env made with illegal_action='lose' ends the "
-                                 f"episode instead, the offender losing "
-                                 f"{-ILLEGAL_PENALTY:g})") from None
+                                 f"episode instead, the offender's reward "
+                                 f"{ILLEGAL_PENALTY:g})") from None
             return True
         if type(self).mask_of(self.game)[action]:
             self.game.step(action)
