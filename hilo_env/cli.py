@@ -17,17 +17,19 @@
 ``hilo train NAME|PATH [--total-timesteps N] [--output-dir D] [--name N]``
     Self-play PPO training from a bundled config by name (``hilo train --help`` lists them:
     ``training.config.bundled_configs``) or a YAML file, of the config's ``game`` with its
-    ``backend``: ``sb3`` (MaskablePPO, ``training.selfplay``) or ``rllib`` (Ray RLlib,
-    ``training.rllib_train``); the config is checked first.
+    ``backend``: ``sb3`` (MaskablePPO, ``training.selfplay``), ``rllib`` (Ray RLlib,
+    ``training.rllib_train``) or ``jax`` (PPO in JAX, ``training.jax_ppo``); the config is
+    checked first.
 ``hilo gauntlet AGENT [--game G] [--rules R] [--hands|--games|--rounds N] [--opponents ...]``
     An agent against each other agent of its game (Equation Hi-Lo: the gauntlet's scripted
     styles), duplicate deals (``training.gauntlet``).
 ``hilo exploit AGENT [--game G] [--rules R] [--minutes M | --decisions N] [--start ppo]
-[--hands|--games N] [--method response|lbr]``
+[--hands|--games N] [--method response|lbr] [--backend sb3|jax]``
     A lower bound on an agent's exploitability from a trained best response, in a competitive
     game (``training.exploit``); on Equation Hi-Lo rules OpenSpiel can enumerate, the exact
     NashConv (``envs.openspiel_policy``). ``--method lbr``: Equation Hi-Lo's local best
-    response instead, trained on nothing (``training.lbr``).
+    response instead, trained on nothing (``training.lbr``). ``--backend jax``: the response
+    trained by PPO in JAX (``training.jax_ppo``), for an agent with a jitted form.
 ``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
@@ -233,9 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "training/config.py): with Stable-Baselines3 (backend: "
                                    "sb3, the default; needs the train extra) or Ray RLlib "
                                    "(backend: rllib; needs the rllib extra; a local Ray, "
-                                   "or the cluster RAY_ADDRESS names).")
+                                   "or the cluster RAY_ADDRESS names) or PPO in JAX "
+                                   "(backend: jax; needs the jax and train extras).")
     p.epilog = (f"Install the train extra with: {install_line('train')}; the rllib extra "
-                f"with: {install_line('rllib')}")
+                f"with: {install_line('rllib')}; the jax extra with: {install_line('jax')}")
     p.add_argument("config", help="a training config: a bundled one by name ("
                                   + ", ".join(bundled_configs()) + ") or a YAML path")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")

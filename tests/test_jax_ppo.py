@@ -160,3 +160,14 @@ def test_agents_without_a_jitted_form_are_refused():
         jax_league.jitted_policy("heuristic", RULES)
     with pytest.raises(ValueError, match="Equation Hi-Lo"):
         jax_league.jitted_policy("random", None, game="lohi")
+
+
+def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path):
+    from hilo_env.cli import EXIT_USAGE, main
+
+    assert main(["exploit", "heuristic", "--backend", "jax", "--decisions", "10"]) == EXIT_USAGE
+    assert "--backend jax: agent 'heuristic' has no jitted form" in capsys.readouterr().err
+    config = tmp_path / "lohi.yaml"
+    config.write_text("game: lohi\nbackend: jax\nbaselines: [random]\n")
+    assert main(["train", str(config)]) == EXIT_USAGE
+    assert "'sb3' for game 'lohi'" in capsys.readouterr().err
