@@ -11,7 +11,8 @@ every seat played by the learning policy (``selfplay_share: 1``), and the bundle
 runners). The raw AEC env's steps per
 second with random legal actions, in this process, is the reference. Then the time from
 building the algorithm to the end of its first PPO iteration (the default rollout of the
-config, 4,096 decisions), and Ray's start-up on its own.
+config, 4,096 decisions), whole iterations' decisions per second by the driver's torch
+threads (torch's default against ``learner_threads``), and Ray's start-up on its own.
 
     python bench/rllib.py                 # needs the rllib extra; about three minutes
 
@@ -29,10 +30,11 @@ import time
 
 import numpy as np
 import ray
+import torch
 
 import hilo_env
 from hilo_env.training.config import TrainConfig
-from hilo_env.training.rllib_train import build_algorithm
+from hilo_env.training.rllib_train import build_algorithm, learner_threads
 
 
 def aec_steps_per_second(seconds: float) -> float:
@@ -76,6 +78,27 @@ def sampling_rates(config: TrainConfig, steps: int, repeats: int) -> dict[bool, 
         algo.stop()
 
 
+def training_rates(config: TrainConfig, repeats: int) -> dict[int, float]:
+    """Median decisions per second of whole ``train()`` iterations (sampling and the PPO
+    update on the driver), by the driver's torch threads: torch's default (every core) and
+    ``learner_threads``, alternating in one algorithm."""
+    algo = build_algorithm(config, config.rule_set())
+    try:
+        counts = sorted({os.cpu_count() or 1, learner_threads(config)}, reverse=True)
+        algo.train()  # warm-up
+        rates: dict[int, list[float]] = {k: [] for k in counts}
+        for _ in range(repeats):
+            for threads in counts:
+                torch.set_num_threads(threads)
+                start = time.perf_counter()
+                result = algo.train()
+                seconds = time.perf_counter() - start
+                rates[threads].append(result["env_runners"]["num_env_steps_sampled"] / seconds)
+        return {k: statistics.median(v) for k, v in rates.items()}
+    finally:
+        algo.stop()
+
+
 def first_iteration_seconds(config: TrainConfig) -> tuple[float, float]:
     """(seconds to build the algorithm, seconds of its first ``train()``)."""
     start = time.perf_counter()
@@ -112,6 +135,9 @@ def main() -> None:
                                    args.steps, args.repeats)
             print(f"{label:<22}{k:>8}{rates[True]:>10,.0f}{rates[False]:>10,.0f}"
                   f"{rates[False] / rates[True]:>8.2f}")
+    rates = training_rates(league, args.repeats)
+    print(f"\nrllib_league train() decisions/s (1 runner, median of {args.repeats}), by the "
+          "driver's torch threads: " + ", ".join(f"{k}: {v:,.0f}" for k, v in rates.items()))
     build, first = first_iteration_seconds(league)
     rollout = league.n_steps * league.num_envs
     print(f"\nfirst iteration of rllib_league (1 runner, {rollout:,} decisions): build "

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import time
 import zlib
 from collections.abc import Callable
@@ -84,8 +85,17 @@ def baseline_id(name: str) -> str:
     return "baseline_" + "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
+def learner_threads(config: TrainConfig) -> int:
+    """Torch threads for a learner on the driver (``num_learners: 0``): the machine's cores
+    less one per env runner. Torch's default takes every core, and on a small machine its
+    threads fight the runners' (bench/rllib.py measures both)."""
+    return max(1, (os.cpu_count() or 1) - config.num_env_runners)
+
+
 def build_algorithm(config: TrainConfig, rules: RuleSet) -> Any:
-    """The PPO algorithm of ``config`` on Equation Hi-Lo with the league's modules."""
+    """The PPO algorithm of ``config`` on Equation Hi-Lo with the league's modules; with the
+    learner on the driver, its torch threads set to :func:`learner_threads`."""
+    import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -125,6 +135,8 @@ def build_algorithm(config: TrainConfig, rules: RuleSet) -> Any:
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .debugging(seed=config.seed)
     )
+    if config.num_learners == 0:
+        torch.set_num_threads(learner_threads(config))
     return ppo.build_algo()
 
 
