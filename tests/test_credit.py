@@ -69,8 +69,11 @@ def test_torchrl_rollout(game: str) -> None:
     assert_credited(after, acted, before.sum(axis=0), credit.unclaimed)
 
 
+@pytest.mark.parametrize("size", [20_000, 100])
 @pytest.mark.parametrize("game", sorted(RAW))
-def test_tianshou_buffer(game: str) -> None:
+def test_tianshou_buffer(game: str, size: int) -> None:
+    """Rows in play order, in a buffer large enough and in one that wrapped around (its
+    oldest episode cut: what came before a seat's first row there is unclaimed)."""
     needs("tianshou")
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
@@ -84,7 +87,7 @@ def test_tianshou_buffer(game: str) -> None:
         algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)
                     for _ in agents], env=env)
     envs = DummyVectorEnv([lambda: PettingZooEnv(RAW[game]()) for _ in range(2)])
-    buffer = VectorReplayBuffer(20_000, 2)
+    buffer = VectorReplayBuffer(size, 2)
     collector = Collector(algorithm, envs, buffer)
     collector.reset()
     collector.collect(n_episode=20)

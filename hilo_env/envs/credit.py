@@ -102,9 +102,9 @@ def credit_steps(actors: Iterable[int], rewards: Any, ends: Iterable[bool]) -> C
     (:data:`NOBODY` for none), ``rewards`` (T, seats) what each seat received at that step,
     ``ends`` (T,) True where an episode ends after the step. Each seat's rewards go to its
     last decision in the same episode (at that step or before)."""
-    actors = np.asarray(list(actors) if not isinstance(actors, np.ndarray) else actors)
+    actors = np.asarray(list(actors), dtype=np.int64)
     rewards = np.asarray(rewards, dtype=np.float64)
-    ends = np.asarray(list(ends) if not isinstance(ends, np.ndarray) else ends, dtype=bool)
+    ends = np.asarray(list(ends), dtype=bool)
     if rewards.ndim != 2 or actors.shape != (len(rewards),) or ends.shape != actors.shape:
         raise ValueError(f"actors and ends are (T,), rewards (T, seats); got {actors.shape}, "
                          f"{ends.shape} and {rewards.shape}")
@@ -170,10 +170,10 @@ def credit_tianshou(buffer: Any, agents: list[str]) -> Credit:
     credited, unclaimed = [], np.zeros(len(agents))
     for offset, sub in zip(offsets, getattr(buffer, "buffers", [buffer]), strict=True):
         size = len(sub)
-        start = sub._insertion_idx if size == sub.maxsize else 0  # a full one wraps
-        rows = offset + (start + np.arange(size)) % sub.maxsize
         if not size:
             continue
+        start = sub._insertion_idx if size == sub.maxsize else 0  # a full one wraps
+        rows = offset + (start + np.arange(size)) % sub.maxsize
         actors = [seat_of[str(a)] for a in buffer.obs.agent_id[rows]]
         credit = credit_steps(actors, buffer.rew[rows], buffer.done[rows])
         buffer.rew[rows] = credit.rewards
