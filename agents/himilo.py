@@ -166,7 +166,7 @@ class TeamAgent(Agent):
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent, "team": TeamAgent,
-    "ppo": shipped_model("ppo", {n: MODELS / f"himilo_ppo_{n}p.zip" for n in (3, 4, 5)},
+    "ppo": shipped_model("ppo", {n: MODELS / f"himilo_ppo_{n}p.zip" for n in (4,)},
                          game="himilo"),
 }
 """Hi MiLo!'s agents by name: ``random`` (uniform over the mask), ``team`` and ``ppo`` (the
