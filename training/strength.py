@@ -132,10 +132,11 @@ def seated_agents(game: str, rules: Any) -> list[str]:
 
 
 def trained_against(game: str, name: str, rules: Any) -> list[str] | None:
-    """The opponents a model agent trained against, from the bundled config named as its
-    model file (``ppo_3p.zip``: ``ppo_3p``; ``lohi_ppo_2p.zip``: ``lohi_2p``): its baselines
-    and, where it has them, snapshots of itself. None for an agent without a model file or
-    config."""
+    """The opponents (and partners) a model agent trained against, from the bundled config
+    named as its model file (``ppo_3p.zip``: ``ppo_3p``; ``lohi_ppo_2p.zip``: ``lohi_2p``)
+    and its later stages, the configs named after it (``himilo_4p_adhoc`` after
+    ``himilo_4p``): their baselines and, where they have them, snapshots of itself and
+    self-play. None for an agent without a model file or config."""
     from hilo_env.training.config import TrainConfig, bundled_configs
 
     agent = _makes(name, rules, game)
@@ -144,16 +145,21 @@ def trained_against(game: str, name: str, rules: Any) -> list[str] | None:
         return None
     configs = bundled_configs()
     stem = Path(path).stem
-    config = configs.get(stem) or configs.get(stem.replace(f"{PPO_PREFIX[:-1]}_", ""))
-    if config is None:
+    first = stem if stem in configs else stem.replace(f"{PPO_PREFIX[:-1]}_", "")
+    if first not in configs:
         return None
-    loaded = TrainConfig.from_yaml(config)
-    out = list(dict.fromkeys(loaded.baselines))
-    if loaded.snapshot_every:
-        out.append("snapshots of itself")
+    out: list[str] = []
+    for config in [first, *sorted(c for c in configs if c.startswith(f"{first}_"))]:
+        loaded = TrainConfig.from_yaml(configs[config])
+        out += loaded.baselines
+        if loaded.snapshot_every:
+            out.append("snapshots of itself")
+        if loaded.selfplay_share and (loaded.backend == "rllib"
+                                      or games.get(loaded.game).cooperative):
+            out.append("itself in every seat (self-play)")
     if stem == "ppo_population":
         out.append("best responses to its past selves (hilo population)")
-    return out
+    return list(dict.fromkeys(out))
 
 
 def trained_key(game: str, name: str, players: int) -> str:
