@@ -49,6 +49,14 @@ SKIP = {
         "every agent and response is evaluated for the config's eval_hands, which no option "
         "shrinks (about 65 s at --iterations 1); tests/test_population.py runs it shrunk",
     "hilo serve": "a server: it runs until stopped",
+    "hilo train jax_standard": "4,096 games a step: its one iteration at --total-timesteps 1000 "
+                               "is 262,144 decisions, after a compile of a minute or two; "
+                               "tests/test_jax_ppo.py trains backend jax at jax_smoke's sizes",
+    "hilo exploit ppo_standard --start ppo_standard --decisions 800000 --seed 1 --backend jax "
+    "--evals 1": "compiles the JAX trainer at [256, 256] (a minute or two here); "
+                 "tests/test_jax_ppo.py runs hilo exploit's backend jax at jax_smoke's sizes",
+    "hilo exploit ppo_standard --start ppo_standard --minutes 10 --seed 1 --backend jax "
+    "--evals 2": "as the 800,000-decision response with --backend jax",
 }
 """Documented commands not run here, with the reason."""
 XFAIL = {

@@ -70,29 +70,15 @@ def test_the_best_response_reports_a_bound_against_random(response):
 
 
 def test_the_saved_policy_plays_legal_actions_in_the_aec_env(response):
-    from hilo_env import env as make_env
-
     result, _ = response
-    agent = agents.make(f"jax:{result.model_path}", RULES, seed=0)
-    assert isinstance(agent, JaxPolicyAgent)
+    greedy = agents.make(f"jax:{result.model_path}", RULES, seed=0)
+    assert isinstance(greedy, JaxPolicyAgent)
     sampling = JaxPolicyAgent(RULES, result.model_path, seed=1, deterministic=False)
-    aec = make_env(rules=RULES)
-    decisions = 0
-    for episode in range(40):
-        aec.reset(seed=episode)
-        for name in aec.agent_iter():
-            obs, _, term, trunc, _ = aec.last()
-            if term or trunc:
-                aec.step(None)
-                continue
-            player = agent if decisions % 2 else sampling
-            action = player.act(obs["observation"], obs["action_mask"])
-            assert obs["action_mask"][action], (name, action)
-            probs = sampling.action_probabilities(obs["observation"], obs["action_mask"])
-            assert probs[obs["action_mask"] == 0].sum() == 0 and abs(probs.sum() - 1) < 1e-9
-            aec.step(action)
-            decisions += 1
-    assert decisions > 100  # both seats, about four decisions a hand
+    observations, masks, actions = _play_aec(greedy, sampling, episodes=40)
+    assert len(actions) > 100  # both seats, about four decisions a hand
+    assert masks[np.arange(len(actions)), actions].all()
+    probs = sampling.action_probabilities_batch(observations, masks)
+    assert (probs[~masks] == 0).all() and np.allclose(probs.sum(axis=1), 1, atol=1e-9)
 
 
 def test_a_policy_for_other_rules_is_refused(response):
@@ -103,14 +89,15 @@ def test_a_policy_for_other_rules_is_refused(response):
         agents.make("jax:nowhere.npz", RULES)
 
 
-def _recorded_observations(agent) -> tuple[np.ndarray, np.ndarray]:
-    """Observations and masks of both seats of a few hands of ``agent`` against random."""
+def _play_aec(first, second, episodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observations, masks and actions of both seats of ``episodes`` hands of the AEC env,
+    ``first`` in seat 0 and ``second`` in seat 1."""
     from hilo_env import env as make_env
 
-    table = {"player_0": agent, "player_1": agents.make("random", RULES, seed=1)}
+    table = {"player_0": first, "player_1": second}
     aec = make_env(rules=RULES)
-    observations, masks = [], []
-    for episode in range(6):
+    observations, masks, actions = [], [], []
+    for episode in range(episodes):
         aec.reset(seed=episode)
         for name in aec.agent_iter():
             obs, _, term, trunc, _ = aec.last()
@@ -119,8 +106,9 @@ def _recorded_observations(agent) -> tuple[np.ndarray, np.ndarray]:
                 continue
             observations.append(obs["observation"])
             masks.append(obs["action_mask"])
-            aec.step(int(table[name].act(obs["observation"], obs["action_mask"])))
-    return np.array(observations), np.array(masks, dtype=bool)
+            actions.append(int(table[name].act(obs["observation"], obs["action_mask"])))
+            aec.step(actions[-1])
+    return np.array(observations), np.array(masks, dtype=bool), np.array(actions)
 
 
 def test_sb3_weights_convert_to_the_same_action_probabilities(tmp_path):
@@ -134,7 +122,8 @@ def test_sb3_weights_convert_to_the_same_action_probabilities(tmp_path):
     from hilo_env.training import jax_league
 
     greedy_sb3 = agents.make("ppo", RULES, seed=0)
-    observations, masks = _recorded_observations(greedy_sb3)
+    observations, masks, _ = _play_aec(greedy_sb3, agents.make("random", RULES, seed=1),
+                                       episodes=6)
     assert len(observations) > 30
     sampling_sb3 = PPOAgent(RULES, greedy_sb3.path, deterministic=False)
     expected = np.array([sampling_sb3.action_probabilities(o, m)
