@@ -166,8 +166,7 @@ class TeamAgent(Agent):
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent, "team": TeamAgent,
-    "ppo": shipped_model("ppo", {n: MODELS / f"himilo_ppo_{n}p.zip" for n in (4,)},
-                         game="himilo"),
+    "ppo": shipped_model("ppo", {4: MODELS / "himilo_ppo_4p.zip"}, game="himilo"),
 }
 """Hi MiLo!'s agents by name: ``random`` (uniform over the mask), ``team`` and ``ppo`` (the
 shipped MaskablePPO policy, one model per player count: ``agents/models/himilo_ppo_*p.zip``)."""
