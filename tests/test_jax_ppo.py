@@ -160,3 +160,23 @@ def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path):
     config.write_text("game: lohi\nbackend: jax\nbaselines: [random]\n")
     assert main(["train", str(config)]) == EXIT_USAGE
     assert "'sb3' for game 'lohi'" in capsys.readouterr().err
+
+
+def test_a_league_run_takes_snapshots_checkpoints_and_logs(tmp_path):
+    """hilo train's path with a league: snapshots of the learner join its opponents (no
+    recompile), checkpoints and the final policy are saved, every iteration is logged."""
+    from hilo_env.training import jax_ppo
+
+    config = TrainConfig.from_yaml("jax_smoke", output_dir=str(tmp_path), total_timesteps=3000,
+                                   snapshot_every=1000, checkpoint_every=2000, eval_hands=20)
+    heard = []
+    final = jax_ppo.train(config, progress=False, on_eval=lambda *a: heard.append(a))
+    run = tmp_path / "jax_smoke"
+    assert final == run / "model.npz" and (run / "model.npz.rules.yaml").is_file()
+    assert len(list((run / "checkpoints").glob("snapshot_*.npz"))) >= 2
+    assert list((run / "checkpoints").glob("model_*.npz"))
+    (step, scores, _), = heard  # eval_every 0: the final evaluation only
+    # 32 games x 32 steps an iteration; each game's first step deals its first match
+    assert step == 992 + 2 * 1024 and set(scores) == {"random"}
+    rows = (run / "progress.csv").read_text().splitlines()
+    assert len(rows) == 1 + 3 and "train/entropy" in rows[0]

@@ -4,8 +4,9 @@ The learner plays one seat of ``num_envs`` games of the JAX backend's learner vi
 (:class:`~hilo_env.envs.jax_learner.JaxLearnerEnv`); the other seats are played inside the
 same compiled step by opponents with a jitted form (:mod:`training.jax_league`): the config's
 ``baselines`` and, every ``snapshot_every`` decisions, a frozen snapshot of the learner (the
-last ``max_snapshots`` kept; ``snapshot_share`` of the games play them). One iteration is one
-jitted program (:func:`make_iteration`): ``n_steps`` learner decisions of every game in a
+last ``max_snapshots`` kept; ``snapshot_share`` of the games play one of them, drawn anew each
+iteration: :func:`playing_snapshot`). One iteration is one jitted program
+(:func:`make_iteration`): ``n_steps`` learner decisions of every game in a
 ``lax.scan`` (actions sampled from the network, opponents stepped, rewards scaled by
 ``reward_scale``), GAE, then ``n_epochs`` passes of ``rollout // batch_size`` minibatches of
 PPO's clipped loss under optax's Adam with gradient clipping. Nothing goes back to the host
@@ -127,22 +128,29 @@ def start_params(config: TrainConfig, rules: Any, env: EquationHiLo, key: jax.Ar
 
 
 def opponent_ids(config: TrainConfig, count: jax.Array, baselines: int) -> jax.Array:
-    """Which opponent plays each game: the first ``snapshot_share`` of the games a snapshot
-    (in turn) once there are any, the others the baselines in turn; as
-    ``training.selfplay.OpponentPool`` deals them out. Ids count the baselines first."""
+    """Which opponent plays each game: the first ``snapshot_share`` of the games the
+    iteration's snapshot (id ``baselines``) once there are any, the others the baselines in
+    turn (ids ``0 .. baselines - 1``), as ``training.selfplay.OpponentPool`` deals them out."""
     i = jnp.arange(config.num_envs)
     against_snapshots = round(config.num_envs * config.snapshot_share)
-    snapshot = baselines + i % jnp.maximum(count, 1)
-    return jnp.where((count > 0) & (i < against_snapshots), snapshot, i % baselines)
+    return jnp.where((count > 0) & (i < against_snapshots), baselines, i % baselines)
 
 
-def league_view(env: EquationHiLo, baselines: tuple[Policy, ...], league: League,
-                snapshots: int, opponent: jax.Array) -> JaxLearnerEnv:
+def playing_snapshot(league: League, key: jax.Array) -> Params:
+    """The snapshot an iteration's snapshot games play, drawn from the league: one network
+    per opponent turn whatever the league's size (under ``vmap`` a ``switch`` over several
+    would run every one of them for every game), a rollout against each in turn on average,
+    as leagues commonly sample one opponent per rollout."""
+    j = jax.random.randint(key, (), 0, jnp.maximum(league.count, 1))
+    return jax.tree_util.tree_map(lambda x: x[j], league.params)
+
+
+def league_view(env: EquationHiLo, baselines: tuple[Policy, ...], snapshot: Params | None,
+                opponent: jax.Array) -> JaxLearnerEnv:
     """One game's learner view whose opponent is number ``opponent`` (a traced id): a
-    baseline, or a snapshot, played by sampling its network."""
-    branches = [*baselines, *(jax_league.network_policy(
-        jax.tree_util.tree_map(lambda x, j=j: x[j], league.params), deterministic=False)
-        for j in range(snapshots))]
+    baseline, or ``snapshot`` (None: no league), played by sampling its network."""
+    branches = [*baselines, *([] if snapshot is None else [
+        jax_league.network_policy(snapshot, deterministic=False)])]
 
     def policy(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
         return lax.switch(opponent, branches, observation, mask, key)
@@ -180,17 +188,19 @@ def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[Poli
     minibatches = rollout_size // minibatch
 
     def step_games(games: LearnerState, actions: jax.Array, key: jax.Array,
-                   league: League) -> LearnerState:
+                   league: League, snapshot: Params | None) -> LearnerState:
         ids = opponent_ids(config, league.count, len(baselines))
 
         def one(state: LearnerState, action: jax.Array, key: jax.Array,
                 opponent: jax.Array) -> LearnerState:
-            return league_view(env, baselines, league, snapshots, opponent).step(
-                state, action, key)
+            return league_view(env, baselines, snapshot, opponent).step(state, action, key)
 
         return jax.vmap(one)(games, actions, jax.random.split(key, n), ids)
 
     def collect(learner: Learner, league: League) -> tuple[Learner, Rollout]:
+        key, pick_key = jax.random.split(learner.key)
+        snapshot = playing_snapshot(league, pick_key) if snapshots else None
+
         def decide(carry: tuple[LearnerState, jax.Array], _: None) -> tuple[
                 tuple[LearnerState, jax.Array], Rollout]:
             games, key = carry
@@ -198,14 +208,14 @@ def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[Poli
             lp = jax_league.log_probs(learner.params, games.observation,
                                       games.legal_action_mask)
             action = jax.random.categorical(act_key, lp).astype(jnp.int32)
-            after = step_games(games, action, step_key, league)
+            after = step_games(games, action, step_key, league, snapshot)
             record = Rollout(games.observation, games.legal_action_mask, action,
                              jnp.take_along_axis(lp, action[:, None], axis=1)[:, 0],
                              jax_league.value(learner.params, games.observation),
                              after.reward * config.reward_scale, after.done)
             return (after, key), record
 
-        (games, key), rollout = lax.scan(decide, (learner.games, learner.key), None,
+        (games, key), rollout = lax.scan(decide, (learner.games, key), None,
                                          length=config.n_steps)
         return Learner(learner.params, learner.opt_state, games, key), rollout
 
