@@ -100,8 +100,6 @@ class LBR:
                               rules.deck_roots)
         self._numbers = np.array([c for c in deck if cards.is_number(c)], dtype=np.int64)
         self._declarations = 3 if rules.swing else 2
-        self.queries = 0
-        """Counterfactual observations the agent was asked about so far."""
 
     # ---- a hand ---------------------------------------------------------------------------
 
@@ -143,7 +141,6 @@ class LBR:
         """``(k, A)``: the agent's action probabilities in ``seat`` had it held each of the
         ``candidates`` (card ids) as its hidden card, from one batch of observations."""
         batch = counterfactual_observations(observation, game, seat, candidates, self.layout)
-        self.queries += len(candidates)
         return self.agent.action_probabilities_batch(batch, np.repeat(mask[None],
                                                                       len(candidates), 0))
 
