@@ -47,6 +47,7 @@ from hilo_env.agents.jax_policy import Params, save_policy
 from hilo_env.agents.registry import JAX_PREFIX
 from hilo_env.envs.jax_learner import JaxLearnerEnv, LearnerState
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, Policy
+from hilo_env.equation_hilo.jax_batching import Shares, loop_where
 from hilo_env.training import jax_league
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
@@ -57,6 +58,9 @@ HIDDEN_GAIN, POLICY_GAIN, VALUE_GAIN = math.sqrt(2), 0.01, 1.0
 """SB3's orthogonal initialisation gains: hidden layers, the action logits, the value."""
 ADAM_EPS = 1e-5
 """Adam's epsilon, SB3's."""
+SNAPSHOT_SHARE: Shares = {"cpu": 4, "default": 4}
+"""The batching rule of the snapshot's turns (:func:`league_view`) takes up to ``batch //
+SNAPSHOT_SHARE`` games per turn (and turns while games are left)."""
 CURVE_TITLE = "PPO in JAX against the baselines, duplicate deals"
 
 
@@ -148,12 +152,22 @@ def playing_snapshot(league: League, key: jax.Array) -> Params:
 def league_view(env: EquationHiLo, baselines: tuple[Policy, ...], snapshot: Params | None,
                 opponent: jax.Array) -> JaxLearnerEnv:
     """One game's learner view whose opponent is number ``opponent`` (a traced id): a
-    baseline, or ``snapshot`` (None: no league), played by sampling its network."""
-    branches = [*baselines, *([] if snapshot is None else [
-        jax_league.network_policy(snapshot, deterministic=False)])]
+    baseline, or ``snapshot`` (None: no league), played by sampling its network. Under
+    ``vmap`` the snapshot's network runs for the snapshot's games only
+    (:func:`jax_batching.loop_where`, :data:`SNAPSHOT_SHARE` of the batch at a time), where a
+    select would run it for every game."""
+    last = len(baselines) - 1
 
     def policy(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
-        return lax.switch(opponent, branches, observation, mask, key)
+        action = lax.switch(jnp.minimum(opponent, last), baselines, observation, mask, key)
+        if snapshot is None:
+            return action
+
+        def snapshot_turn(_: jax.Array) -> tuple[jax.Array, jax.Array]:
+            lp = jax_league.log_probs(snapshot, observation, mask)
+            return jax.random.categorical(key, lp).astype(jnp.int32), jnp.bool_(False)
+
+        return loop_where(snapshot_turn, SNAPSHOT_SHARE)(opponent > last, action)
 
     return JaxLearnerEnv(env, policy)
 
