@@ -17,7 +17,7 @@ path and the same config trains either way; ``init_model`` may name a MaskablePP
 the same ``net_arch`` (converted, :func:`training.jax_league.sb3_params`) or a ``jax:``
 policy ``.npz``. Between iterations, on the host: snapshots, checkpoints
 (``checkpoints/model_<decisions>.npz``), evaluations (duplicate deals against each baseline,
-:func:`training.evaluate.play_table`, the policy played in NumPy as ``jax:PATH``), logs
+:func:`training.selfplay.evaluate_model`, the policy played in NumPy as ``jax:PATH``), logs
 (TensorBoard through torch's ``SummaryWriter`` when the train extra is installed, and always
 ``progress.csv``) and the final ``model.npz``, playable by name as ``jax:RUN/model.npz``.
 
@@ -42,7 +42,7 @@ import optax
 import yaml
 from jax import lax
 
-from hilo_env import agents, games
+from hilo_env import games
 from hilo_env.agents.jax_policy import Params, save_policy
 from hilo_env.agents.registry import JAX_PREFIX
 from hilo_env.envs.jax_learner import JaxLearnerEnv, LearnerState
@@ -50,8 +50,7 @@ from hilo_env.equation_hilo.jax_backend import EquationHiLo, Policy
 from hilo_env.equation_hilo.jax_batching import Shares, loop_where
 from hilo_env.training import jax_league
 from hilo_env.training.config import TrainConfig
-from hilo_env.training.evaluate import play_table
-from hilo_env.training.selfplay import plot_learning_curve, score_name
+from hilo_env.training.selfplay import evaluate_model, plot_learning_curve, score_name
 
 Scores = dict[str, tuple[float, float]]
 HIDDEN_GAIN, POLICY_GAIN, VALUE_GAIN = math.sqrt(2), 0.01, 1.0
@@ -349,18 +348,6 @@ def check_config(config: TrainConfig) -> EquationHiLo:
         raise ValueError(f"backend 'jax': {exc}") from None
 
 
-def evaluate_policy(path: Path, rules: Any, baselines: list[str], hands: int,
-                    seed: int) -> Scores:
-    """Mean chips per hand (and 95% CI) of a saved policy against each baseline, duplicate
-    deals, the policy in one seat and the baseline in every other (as it trains)."""
-    scores = {}
-    for name in dict.fromkeys(baselines):
-        learner = agents.make(f"{JAX_PREFIX}{path}", rules, seed=seed)
-        field = [agents.make(name, rules, seed=seed + 1)] * (rules.num_players - 1)
-        scores[name] = play_table([learner, *field], rules, deals=hands, seed=seed).score(0)
-    return scores
-
-
 class Logs:
     """TensorBoard (torch's ``SummaryWriter``, when installed) and ``progress.csv`` (a row
     per iteration)."""
@@ -435,7 +422,8 @@ def train(config: TrainConfig, progress: bool = True,
         nonlocal eval_time
         learned, began = time.perf_counter() - start - eval_time, time.perf_counter()
         path = save(run_dir / "checkpoints" / "eval_model.npz")
-        scores = evaluate_policy(path, rules, config.baselines, config.eval_hands, config.seed)
+        scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed,
+                                prefix=JAX_PREFIX)
         with open(evals_path, "a", newline="") as f:
             writer = csv.writer(f)
             for name, (mean, ci) in scores.items():

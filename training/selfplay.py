@@ -68,14 +68,16 @@ def unshaped(rules: Any, spec: GameSpec) -> Any:
 
 
 def evaluate_model(model_path: str | Path, rules: Any, baselines: list[str], hands: int,
-                   seed: int, game: str | None = None) -> dict[str, tuple[float, float]]:
+                   seed: int, game: str | None = None, prefix: str = "ppo:"
+                   ) -> dict[str, tuple[float, float]]:
     """Mean score per unit of a saved model (and 95% CI) against each baseline, duplicate
     deals: the model in one seat, the baseline in every other (as the learner trains). In a
     cooperative game the score is the share of rounds the team won, the baselines being the
-    model's partners."""
+    model's partners. ``prefix``: the agent name's prefix that plays the model file (``jax:``
+    for the JAX trainer's)."""
     scores = {}
     for name in dict.fromkeys(baselines):  # a baseline listed twice weighs the pool, once here
-        learner = agents.make(f"ppo:{model_path}", rules, seed=seed, game=game)
+        learner = agents.make(f"{prefix}{model_path}", rules, seed=seed, game=game)
         field = [agents.make(name, rules, seed=seed + 1, game=game)] * (rules.num_players - 1)
         table = play_table([learner, *field], rules, deals=hands, seed=seed, game=game)
         scores[name] = table.win_rate(0) if games.get(game).cooperative else table.score(0)
