@@ -180,3 +180,14 @@ def test_a_league_run_takes_snapshots_checkpoints_and_logs(tmp_path):
     assert step == 992 + 2 * 1024 and set(scores) == {"random"}
     rows = (run / "progress.csv").read_text().splitlines()
     assert len(rows) == 1 + 3 and "train/entropy" in rows[0]
+
+
+def test_opponents_are_dealt_as_the_sb3_pool_deals_them():
+    """Baselines in turn, a name listed twice as one policy twice as often; once there are
+    snapshots, the first snapshot_share of the games play the iteration's snapshot."""
+    from hilo_env.training.jax_ppo import opponent_ids
+
+    config = TrainConfig(backend="jax", num_envs=6, snapshot_share=0.5,
+                         baselines=["random", "random", "ppo:" + str(agents.registry.SHIPPED_PPO)])
+    assert opponent_ids(config, 0).tolist() == [0, 0, 1, 0, 0, 1]
+    assert opponent_ids(config, 2).tolist() == [2, 2, 2, 0, 0, 1]

@@ -130,13 +130,18 @@ def start_params(config: TrainConfig, rules: Any, env: EquationHiLo, key: jax.Ar
     return jax.tree_util.tree_map(jnp.asarray, start)
 
 
-def opponent_ids(config: TrainConfig, count: jax.Array, baselines: int) -> jax.Array:
+def opponent_ids(config: TrainConfig, count: jax.Array) -> jax.Array:
     """Which opponent plays each game: the first ``snapshot_share`` of the games the
-    iteration's snapshot (id ``baselines``) once there are any, the others the baselines in
-    turn (ids ``0 .. baselines - 1``), as ``training.selfplay.OpponentPool`` deals them out."""
+    iteration's snapshot once there are any, the others the config's baselines in turn, as
+    ``training.selfplay.OpponentPool`` deals them out. Ids number the distinct baselines in
+    their order (a baseline listed twice plays twice as many games, as one policy), then the
+    snapshot."""
+    distinct = list(dict.fromkeys(config.baselines))
+    branch = jnp.array([distinct.index(name) for name in config.baselines], jnp.int32)
     i = jnp.arange(config.num_envs)
     against_snapshots = round(config.num_envs * config.snapshot_share)
-    return jnp.where((count > 0) & (i < against_snapshots), baselines, i % baselines)
+    return jnp.where((count > 0) & (i < against_snapshots), len(distinct),
+                     branch[i % len(config.baselines)])
 
 
 def playing_snapshot(league: League, key: jax.Array) -> Params:
@@ -150,8 +155,9 @@ def playing_snapshot(league: League, key: jax.Array) -> Params:
 
 def league_view(env: EquationHiLo, baselines: tuple[Policy, ...], snapshot: Params | None,
                 opponent: jax.Array) -> JaxLearnerEnv:
-    """One game's learner view whose opponent is number ``opponent`` (a traced id): a
-    baseline, or ``snapshot`` (None: no league), played by sampling its network. Under
+    """One game's learner view whose opponent is number ``opponent`` (a traced id,
+    :func:`opponent_ids`): one of the distinct ``baselines``, or ``snapshot`` (None: no
+    league), played by sampling its network. Under
     ``vmap`` the snapshot's network runs for the snapshot's games only
     (:func:`jax_batching.loop_where`, :data:`SNAPSHOT_SHARE` of the batch at a time), where a
     select would run it for every game."""
@@ -193,7 +199,8 @@ def stacked(pool: list[Params], slots: int) -> League:
 def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[Policy, ...],
                    snapshots: int, optimizer: optax.GradientTransformation
                    ) -> Callable[[Learner, League], tuple[Learner, dict[str, jax.Array]]]:
-    """One PPO iteration as one jitted function: collect, GAE, update; returns the learner
+    """One PPO iteration as one jitted function: collect, GAE, update; ``baselines`` are the
+    policies of the config's distinct baselines (:func:`opponent_ids`); returns the learner
     and the iteration's metrics."""
     n = config.num_envs
     rollout_size = config.n_steps * n
@@ -202,7 +209,7 @@ def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[Poli
 
     def step_games(games: LearnerState, actions: jax.Array, key: jax.Array,
                    league: League, snapshot: Params | None) -> LearnerState:
-        ids = opponent_ids(config, league.count, len(baselines))
+        ids = opponent_ids(config, league.count)
 
         def one(state: LearnerState, action: jax.Array, key: jax.Array,
                 opponent: jax.Array) -> LearnerState:
@@ -316,7 +323,7 @@ def make_learner(config: TrainConfig, rules: Any, env: EquationHiLo) -> tuple[
     """The compiled iteration, the learner at its start and the empty league, as
     :func:`train` runs them (``bench/train_jax.py`` times the iteration)."""
     baselines = tuple(jax_league.jitted_policy(name, rules, config.game)
-                      for name in config.baselines)
+                      for name in dict.fromkeys(config.baselines))  # one policy per name
     snapshots = config.max_snapshots if config.snapshot_every else 0
     key, init_key = jax.random.split(jax.random.PRNGKey(config.seed))
     params = start_params(config, rules, env, init_key)
