@@ -130,6 +130,11 @@ def register(name: str, factory: AgentFactory, game: str | None = None) -> None:
     _table(game)[name] = factory
 
 
+def unregister(name: str, game: str | None = None) -> None:
+    """Remove an agent added with :func:`register` (tests clean up with it)."""
+    _table(game).pop(name, None)
+
+
 def needs_extra(name: str, game: str | None = None) -> str | None:
     """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
     sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work

@@ -272,8 +272,12 @@ def test_registry():
     with pytest.raises(ValueError, match="no model file"):
         agents.make("ppo:/no/such/model.zip")
     agents.register("always_fold", lambda rules, seed: _Folder(rules, seed))
-    folder = agents.make("always_fold", "standard")
-    assert folder.name == "always_fold"
+    try:
+        folder = agents.make("always_fold", "standard")
+        assert folder.name == "always_fold"
+    finally:
+        agents.registry.unregister("always_fold")
+    assert "always_fold" not in agents.names()
 
 
 class _Folder(agents.Agent):
