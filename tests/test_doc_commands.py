@@ -49,6 +49,16 @@ SKIP = {
         "every agent and response is evaluated for the config's eval_hands, which no option "
         "shrinks (about 65 s at --iterations 1); tests/test_population.py runs it shrunk",
     "hilo serve": "a server: it runs until stopped",
+    "hilo train lohi_2p --total-timesteps 2500000":
+        "plays 64 whole lo-hi games a rollout and evaluates against its baselines for the "
+        "config's eval_hands, which no option shrinks (about 30 s at --total-timesteps 1000); "
+        "tests/test_train_games.py trains lo-hi and Hi MiLo! through the same trainer shrunk",
+    "hilo train lohi_4p --total-timesteps 2000000": "as lohi_2p, at 4 players (about 130 s)",
+    "hilo train lohi_4p_heuristic --init-model runs/lohi_4p/model.zip":
+        "starts from the model its first stage (hilo train lohi_4p) writes",
+    "hilo train himilo_4p": "as lohi_2p, for Hi MiLo! (about 35 s)",
+    "hilo train jax_smoke": "compiles the JAX trainer (about 50 s here); tests/test_jax_ppo.py "
+                            "trains jax_smoke's sizes",
     "hilo train jax_standard": "4,096 games a step: its one iteration at --total-timesteps 1000 "
                                "is 262,144 decisions, after a compile of a minute or two; "
                                "tests/test_jax_ppo.py trains backend jax at jax_smoke's sizes",
