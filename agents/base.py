@@ -42,6 +42,9 @@ class Agent(ABC):
     deterministic: bool = False
     """True for an agent whose action is a function of the observation and mask alone (no
     random draw): its :meth:`action_probabilities` is then ``act``'s action with probability 1."""
+    rules_note: str = ""
+    """How the rules it plays differ from those it was trained under (a trained model made for
+    a longer match, or with ``allow_other_rules``): a line tools print beside its results."""
 
     def __init__(self, rules: Any, seed: int | None = 0) -> None:
         """``rules``: the game's rule set (its ``rules.py``'s ``RuleSet``)."""
@@ -85,3 +88,22 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
+
+
+def overrides_act(agent: Agent, base: type[Agent]) -> bool:
+    """Whether ``agent``'s class replaces ``base``'s ``act``: then ``base``'s batch fast path
+    would play ``base``'s policy, not the subclass's, so batch play must go through ``act``."""
+    return type(agent).act is not base.act
+
+
+def check_observations(agent: Agent, observations: np.ndarray, size: int) -> np.ndarray:
+    """``observations`` (one vector or a batch) as an array whose rows are ``size`` long, else
+    a ValueError naming both sizes: an agent fed another table's observations (another player
+    count) would misread every field of them."""
+    obs = np.asarray(observations)
+    if obs.ndim == 0 or obs.shape[-1] != size:
+        got = f"{obs.shape[-1]} numbers" if obs.ndim else f"the scalar {obs!r}"
+        raise ValueError(f"agent {agent.name!r} reads observations of {size} numbers (its "
+                         f"rules seat {agent.rules.num_players} players), got {got}: an "
+                         "observation of another player count or game?")
+    return obs

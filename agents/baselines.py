@@ -3,7 +3,7 @@
 All three read only their own observation and always return a legal action. Each plays a
 batch faster than ``act`` row by row, and does so only while ``act`` is its own: a subclass
 that overrides ``act`` is played through that ``act`` in batch play too (tournaments, the
-gauntlet, ``HiLoVectorEnv``), observations included (:func:`overrides_act`).
+gauntlet, ``HiLoVectorEnv``), observations included (:func:`~agents.base.overrides_act`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hilo_env.agents.base import Agent
+from hilo_env.agents.base import Agent, check_observations, overrides_act
 from hilo_env.agents.equity import Estimator
 from hilo_env.agents.table_view import (
     TableReader,
@@ -34,25 +34,6 @@ def after_discard(ops: str, action: int) -> str:
     """Operators (canonical ASCII) once ``action`` has given one up for the new ×."""
     left = ops.replace(A.DISCARDED_OPERATOR[action], "", 1)
     return solver.canonical_operators(left + "*")
-
-
-def overrides_act(agent: Agent, base: type[Agent]) -> bool:
-    """Whether ``agent``'s class replaces ``base``'s ``act``: then ``base``'s batch fast path
-    would play ``base``'s policy, not the subclass's, so batch play must go through ``act``."""
-    return type(agent).act is not base.act
-
-
-def check_observations(agent: Agent, observations: np.ndarray, size: int) -> np.ndarray:
-    """``observations`` (one vector or a batch) as an array whose rows are ``size`` long, else
-    a ValueError naming both sizes: an agent fed another table's observations (another player
-    count) would misread every field of them."""
-    obs = np.asarray(observations)
-    if obs.ndim == 0 or obs.shape[-1] != size:
-        got = f"{obs.shape[-1]} numbers" if obs.ndim else f"the scalar {obs!r}"
-        raise ValueError(f"agent {agent.name!r} reads observations of {size} numbers (its "
-                         f"rules seat {agent.rules.num_players} players), got {got}: an "
-                         "observation of another player count or game?")
-    return obs
 
 
 def _legal(mask: np.ndarray) -> np.ndarray:

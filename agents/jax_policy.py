@@ -176,11 +176,7 @@ class JaxPolicyAgent(PPOAgent):
         logits = mlp(self.load()["policy"], self._model_input(observations))
         return masked_log_probs(logits.astype(np.float64), masks)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(np.asarray(observation)[None],
-                                  np.asarray(action_mask)[None])[0])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         log_probs = self.log_probs(observations, masks)
         if self.deterministic:
             return log_probs.argmax(axis=-1).astype(np.int64)

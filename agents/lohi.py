@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hilo_env.agents.base import Agent
-from hilo_env.agents.baselines import RandomAgent, check_observations
+from hilo_env.agents.base import Agent, check_observations
+from hilo_env.agents.baselines import RandomAgent
 from hilo_env.agents.registry import MODELS, shipped_model
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.cards import NUM_RANKS, NUM_SUITS

@@ -129,14 +129,15 @@ def view(game: str | None = None) -> TerminalView:
 def play(opponent: str | None = None, rules: Any = None, count: int | None = None,
          seed: int = 0, seat: int = 0, *, game: str | None = None,
          read_line: Callable[[str], str] | None = None, out: TextIO | None = None,
-         save_replay: str | Path | None = None) -> float:
+         save_replay: str | Path | None = None, allow_other_rules: bool = False) -> float:
     """A person (seat ``seat``) plays ``count`` units of ``game`` (None: the view's
     ``DEFAULT_COUNT``) with ``opponent`` (None: the spec's baseline) in every other seat;
     returns the person's total score (chips, rewards, rounds won). End of input, Ctrl-C or
     ``quit`` stop early. ``read_line(prompt)`` reads a command (default:
     :func:`terminal_reader`). ``save_replay``: a file the match is written to as a replay
-    (:mod:`hilo_env.replays`), also when it stops early. Bad arguments raise ValueError
-    before anything is said."""
+    (:mod:`hilo_env.replays`), also when it stops early. ``allow_other_rules``: a trained
+    opponent plays rules other than its own (:mod:`agents.ppo`). Bad arguments raise
+    ValueError before anything is said."""
     spec = games.get(game)
     shown = view(spec.name)
     opponent = spec.baseline if opponent is None else opponent
@@ -156,7 +157,8 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
 
     if needs_extra(opponent, spec.name):  # a model loads when made, in seconds: say so first
         say(f"Loading the {opponent} model...")
-    bots = {s: make(opponent, rules, seed=seed + 1 + s, game=spec.name)
+    bots = {s: make(opponent, rules, seed=seed + 1 + s, game=spec.name,
+                    allow_other_rules=allow_other_rules)
             for s in range(n) if s != seat}
     seats = Seats(spec.raw_env(rules))
     units = f"{count} {spec.unit}{'s' if count > 1 else ''}"
@@ -164,6 +166,8 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
     say(wrap(f"You are {me}, in a team with {n - 1} {opponent} bot{'s' if n > 2 else ''} "
              f"({n} players, {units})." if spec.cooperative else
              f"You are {me} against {opponent} ({n} players, {units})."))
+    for note in dict.fromkeys(bot.rules_note for bot in bots.values() if bot.rules_note):
+        say(wrap(f"Note: {note}."))
     for paragraph in shown.intro(rules):
         say(wrap(paragraph))
     say(wrap("'help' lists the legal actions and the shortcuts, 'quit' leaves."))

@@ -4,10 +4,13 @@ stable-baselines3 load when an agent is made, not when this module is imported.
 A model keeps the game and rules it was trained under beside it: ``model.zip`` has
 ``model.rules.yaml`` (:func:`save_model` writes both; ``game:`` names the game, Equation Hi-Lo
 when absent). An agent made for another game is refused; one made for other rules is refused,
-naming the fields that differ, unless ``allow_other_rules`` is set. Fields that change only the
-rewards (the spec's ``reward_fields``: lo-hi's ``round_reward``, Hi MiLo!'s ``shaping``) may
-differ: a model trained on shaped rewards plays the unshaped game. A model without the file is
-checked by its spaces alone.
+naming the fields that differ, unless ``allow_other_rules`` is set (the CLI's
+``--allow-other-rules``). Fields that change only the rewards (the spec's ``reward_fields``:
+lo-hi's ``round_reward``, Hi MiLo!'s ``shaping``) may differ: a model trained on shaped rewards
+plays the unshaped game. Fields that set only a match's length (the spec's ``match_fields``:
+Equation Hi-Lo's ``hands_per_episode``) may differ too: a model trained on one-hand matches
+plays each hand of a three-hand match, with a note (:attr:`Agent.rules_note`; what it costs is
+measured in docs/agents.md). A model without the file is checked by its spaces alone.
 
 For games whose spec names an ``observation_layout`` (Equation Hi-Lo, lo-hi), a model also
 keeps the observation slices it reads, ``model.observation.yaml`` (the layout's names, in
@@ -28,7 +31,7 @@ import numpy as np
 import yaml
 
 from hilo_env import games
-from hilo_env.agents.base import Agent
+from hilo_env.agents.base import Agent, check_observations, overrides_act
 from hilo_env.equation_hilo.rules import read_yaml_mapping
 from hilo_env.game_spec import GameSpec, load
 
@@ -116,6 +119,22 @@ def rule_differences(trained: Any, asked: Any,
             if f.name not in ignored and getattr(trained, f.name) != getattr(asked, f.name)}
 
 
+def trained_rules_note(name: str, spec: GameSpec, trained: Any, asked: Any,
+                       allow_other_rules: bool = False) -> str:
+    """The note an agent ``name`` trained under ``trained`` carries when made for ``asked``
+    ("" when they agree but for reward fields); ValueError naming the differing fields
+    unless they are all match fields or ``allow_other_rules``."""
+    differences = rule_differences(trained, asked, spec.reward_fields)
+    if not differences:
+        return ""
+    fields = ", ".join(f"{field}: trained {a!r}, asked {b!r}"
+                       for field, (a, b) in differences.items())
+    if not (allow_other_rules or set(differences) <= set(spec.match_fields)):
+        raise ValueError(f"agent {name!r} was trained under other rules ({fields}); play it "
+                         "anyway with --allow-other-rules (in Python: allow_other_rules=True)")
+    return f"{name} plays under other rules than it was trained under ({fields})"
+
+
 class PPOAgent(Agent):
     """Plays a saved MaskablePPO policy; the model loads, and is checked, when the agent is
     made.
@@ -141,6 +160,10 @@ class PPOAgent(Agent):
         self._sizes: tuple[int, int] | None = None
         self.columns: np.ndarray | None = None
         """The observation entries the model reads (its ``.observation.yaml``); None: all."""
+        self.known_actions: int | None = None
+        """The model's action count where rules it may play under (a longer match: Equation
+        Hi-Lo's cap grows when players are knocked out) have more: it picks among the first
+        ``known_actions`` only. None: the rules' own count."""
         if load:
             self.load()
 
@@ -182,7 +205,7 @@ class PPOAgent(Agent):
 
     def _check_trained_rules(self) -> None:
         """Refuse another game, and rules other than those the model was trained under except
-        in their reward fields (when they are known)."""
+        in their reward and match fields (when they are known); note the differences."""
         path = rules_path(self.path)
         if not path.is_file():
             return
@@ -194,14 +217,8 @@ class PPOAgent(Agent):
             raise ValueError(f"agent {self.name!r} was trained for {game.title} "
                              f"(game {game.name!r}), not {self.game.title} "
                              f"(game {self.game.name!r})")
-        if self.allow_other_rules:
-            return
-        differences = rule_differences(trained, self.rules, self.game.reward_fields)
-        if differences:
-            fields = ", ".join(f"{name}: trained {a!r}, asked {b!r}"
-                               for name, (a, b) in differences.items())
-            raise ValueError(f"agent {self.name!r} was trained under other rules ({fields}); "
-                             "pass allow_other_rules=True to play it anyway")
+        self.rules_note = trained_rules_note(self.name, self.game, trained, self.rules,
+                                             self.allow_other_rules)
 
     def _read_columns(self) -> None:
         """The observation entries the model reads, from its ``.observation.yaml`` if any."""
@@ -242,10 +259,17 @@ class PPOAgent(Agent):
         if tuple(shape) != (size,):
             raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
                              f"but these rules give observations of shape ({size},)")
-        if getattr(model.action_space, "n", None) != actions:
-            raise ValueError(f"agent {self.name!r}: the model chooses among "
-                             f"{getattr(model.action_space, 'n', model.action_space)} actions, "
-                             f"but these rules have {actions}")
+        known = getattr(model.action_space, "n", None)
+        if known != actions:
+            if not (self.rules_note and isinstance(known, (int, np.integer))
+                    and 0 < known < actions):
+                raise ValueError(f"agent {self.name!r}: the model chooses among "
+                                 f"{getattr(model.action_space, 'n', model.action_space)} "
+                                 f"actions, but these rules have {actions}")
+            self.known_actions = known = int(known)
+            last = self.game.action_to_string(known - 1)
+            self.rules_note += (f"; it never chooses beyond {last!r}, the last of the {known} "
+                                "actions it was trained with")
         return model
 
     def whole_observation_parameters(self) -> dict[str, Any]:
@@ -266,12 +290,29 @@ class PPOAgent(Agent):
         return {"policy": policy}
 
     def _model_input(self, observations: np.ndarray) -> np.ndarray:
-        """The float32 observations as the model reads them (its slices only)."""
-        obs = np.asarray(observations, dtype=np.float32)
+        """The float32 observations as the model reads them (its slices only); ValueError for
+        observations of another size (another player count's)."""
+        obs = check_observations(self, observations, self._spaces()[0]).astype(np.float32)
         return obs if self.columns is None else obs[..., self.columns]
 
+    def _model_masks(self, masks: np.ndarray) -> np.ndarray:
+        """The boolean masks over the model's actions; ValueError where none is legal."""
+        masks = np.asarray(masks, dtype=bool)
+        if self.known_actions is not None:
+            masks = masks[..., :self.known_actions]
+        if not masks.any(axis=-1).all():
+            raise ValueError("an action mask allows no action the model knows: nobody may act "
+                             "in this state, or only beyond the actions it was trained with")
+        return masks
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(observation[None], action_mask[None])[0])
+        return int(self.model_actions(np.asarray(observation)[None],
+                                      np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if overrides_act(self, PPOAgent):  # a subclass's own act is its policy: play that
+            return super().act_batch(observations, masks)
+        return self.model_actions(observations, masks)
 
     def action_probabilities(self, observation: np.ndarray,
                              action_mask: np.ndarray) -> np.ndarray:
@@ -285,22 +326,23 @@ class PPOAgent(Agent):
         import torch
 
         model = self.load()
-        mask = np.asarray(action_mask, dtype=bool)[None]
-        obs: Any = self._model_input(observation)[None]
+        mask = self._model_masks(np.asarray(action_mask)[None])
+        obs: Any = self._model_input(np.asarray(observation)[None])
         if self._dict_obs:
             obs = {"observation": obs, "action_mask": mask.astype(np.int8)}
         tensor, _ = model.policy.obs_to_tensor(obs)
         with torch.no_grad():
             probs = model.policy.get_distribution(tensor, action_masks=mask).distribution.probs
-        out = probs[0].cpu().numpy().astype(np.float64)
+        out = np.zeros(np.shape(action_mask)[-1])
+        out[:mask.shape[-1]] = probs[0].cpu().numpy()
         return out / out.sum()  # float32 rounding
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The model's actions for a batch (what :meth:`act` and :meth:`act_batch` play):
+        ``(B, D)``, ``(B, A)`` -> int64 ``(B,)``."""
         model = self.load()
         obs: Any = self._model_input(observations)
-        masks = np.asarray(masks, dtype=bool)
-        if not masks.any(axis=-1).all():
-            raise ValueError("an action mask allows no action: nobody may act in this state")
+        masks = self._model_masks(masks)
         if self._dict_obs:
             obs = {"observation": obs, "action_mask": masks.astype(np.int8)}
             actions, _ = model.predict(obs, action_masks=masks, deterministic=self.deterministic)

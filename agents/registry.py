@@ -80,18 +80,25 @@ def shipped_model(name: str, tables: Mapping[int, Path] | None = None,
     the model file for each player count (a count without one: ValueError naming those
     with one); None: Equation Hi-Lo's :func:`shipped_path`."""
 
-    def make(rules: Any, seed: int | None) -> Agent:
+    def make(rules: Any, seed: int | None, allow_other_rules: bool = False) -> Agent:
         from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until asked for
 
         if tables is None:
-            return PPOAgent(rules, shipped_path(name, rules), seed=seed, game=game)
-        if rules.num_players not in tables:
+            path = shipped_path(name, rules)
+        elif rules.num_players in tables:
+            path = tables[rules.num_players]
+        else:
             raise ValueError(f"agent {name!r} of {games.get(game).title} has models for "
                              f"{', '.join(map(str, sorted(tables)))} players, not "
                              f"{rules.num_players}")
-        return PPOAgent(rules, tables[rules.num_players], seed=seed, game=game)
+        agent = PPOAgent(rules, path, seed=seed, game=game, load=False,
+                         allow_other_rules=allow_other_rules)
+        agent.name = name
+        agent.load()
+        return agent
 
     make.extra = "train"  # type: ignore[attr-defined]  # what needs_extra reads
+    make.trained = True  # type: ignore[attr-defined]  # takes allow_other_rules (make below)
     return make
 
 
@@ -174,9 +181,11 @@ def check(name: str, game: str | None = None) -> None:
                      f"{', '.join(names(game))}{of_game}")
 
 
-def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = None) -> Agent:
+def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = None,
+         allow_other_rules: bool = False) -> Agent:
     """A fresh agent of ``game`` by name for ``rules`` (a RuleSet, preset name or, for
-    Equation Hi-Lo, a YAML path; None: the game's default preset)."""
+    Equation Hi-Lo, a YAML path; None: the game's default preset). A trained model made for
+    rules other than its own is refused unless ``allow_other_rules`` (:mod:`agents.ppo`)."""
     check(name, game)
     rules = games.get(game).rules(rules)
     if name.startswith(PPO_PREFIX):
@@ -184,16 +193,20 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
             PPOAgent,  # torch stays unimported until a model is asked for
         )
 
-        return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed, game=games.get(game).name)
+        return PPOAgent(rules, name[len(PPO_PREFIX):], seed=seed, game=games.get(game).name,
+                        allow_other_rules=allow_other_rules)
     if name.startswith(JAX_PREFIX):
         from hilo_env.agents.jax_policy import JaxPolicyAgent
 
         return JaxPolicyAgent(rules, name[len(JAX_PREFIX):], seed=seed,
-                              game=games.get(game).name)
+                              game=games.get(game).name, allow_other_rules=allow_other_rules)
     if name.startswith(RLLIB_PREFIX):
         from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
 
-        return RLlibAgent(rules, name[len(RLLIB_PREFIX):], seed=seed)
-    agent = _table(game)[name](rules, seed)
+        return RLlibAgent(rules, name[len(RLLIB_PREFIX):], seed=seed,
+                          allow_other_rules=allow_other_rules)
+    factory = _table(game)[name]
+    agent = factory(rules, seed, allow_other_rules=True) \
+        if allow_other_rules and getattr(factory, "trained", False) else factory(rules, seed)
     agent.name = name
     return agent

@@ -31,8 +31,9 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from hilo_env.agents.base import Agent
-from hilo_env.agents.ppo import rule_differences
+from hilo_env import games
+from hilo_env.agents.base import Agent, check_observations, overrides_act
+from hilo_env.agents.ppo import trained_rules_note
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.observation import observation_size
 from hilo_env.equation_hilo.rules import RuleSet
@@ -144,7 +145,7 @@ class RLlibAgent(Agent):
     """Plays a saved :class:`MaskedPPOModule`; it loads, and is checked, when the agent is
     made. ``deterministic`` picks the most likely legal action; otherwise actions are sampled
     (seeded by ``seed``). A policy trained under other rules is refused (naming the fields)
-    unless ``allow_other_rules``."""
+    unless they differ only in match fields or ``allow_other_rules`` (as :mod:`agents.ppo`)."""
 
     def __init__(self, rules: RuleSet, path: str | Path, seed: int | None = 0,
                  deterministic: bool = True, allow_other_rules: bool = False) -> None:
@@ -170,14 +171,10 @@ class RLlibAgent(Agent):
 
     def _check_rules(self, folder: Path, allow_other_rules: bool) -> None:
         path = folder / RULES_FILE
-        if allow_other_rules or not path.is_file():
-            return
-        differences = rule_differences(RuleSet.from_yaml(path), self.rules)
-        if differences:
-            fields = ", ".join(f"{name}: trained {a!r}, asked {b!r}"
-                               for name, (a, b) in differences.items())
-            raise ValueError(f"agent {self.name!r} was trained under other rules ({fields}); "
-                             "pass allow_other_rules=True to play it anyway")
+        if path.is_file():
+            self.rules_note = trained_rules_note(self.name, games.get(games.DEFAULT),
+                                                 RuleSet.from_yaml(path), self.rules,
+                                                 allow_other_rules)
 
     def _check_spaces(self) -> None:
         space = self.module.observation_space
@@ -189,9 +186,17 @@ class RLlibAgent(Agent):
                              f"observations of shape ({size},) and {actions} actions")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(observation[None], action_mask[None])[0])
+        return int(self.model_actions(np.asarray(observation)[None],
+                                      np.asarray(action_mask)[None])[0])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if overrides_act(self, RLlibAgent):  # a subclass's own act is its policy: play that
+            return super().act_batch(observations, masks)
+        return self.model_actions(observations, masks)
+
+    def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch (what :meth:`act` and :meth:`act_batch` play)."""
+        observations = check_observations(self, observations, observation_size(self.rules))
         masks = np.asarray(masks)
         if not masks.any(axis=-1).all():
             raise ValueError("an action mask allows no action: nobody may act in this state")

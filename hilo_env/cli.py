@@ -208,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-replays", metavar="DIR", default=None,
                    help="write each table's episodes to DIR as a replay file (docs/replays.md)")
+    _add_allow_other_rules(p)
     p.set_defaults(func=_cmd_tournament)
 
     p = sub.add_parser("play", parents=[of_game],
@@ -228,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-replay", metavar="FILE", default=None,
                    help="write the match to FILE as a replay (docs/replays.md), also when "
                         "you quit early")
+    _add_allow_other_rules(p)
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser("train", help="self-play PPO training from a YAML config",
@@ -265,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", nargs="+", metavar="NAME", default=None,
                    help="play these agents instead, such as heuristic random (each takes "
                         "every seat but the agent's)")
+    _add_allow_other_rules(p)
     p.set_defaults(func=_cmd_gauntlet)
 
     p = sub.add_parser("exploit", parents=[of_game],
@@ -283,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agent", metavar="AGENT", help=f"agent name of the game ({per_game})")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, default=None,
-                        help=f"minutes of learning, evaluations excluded (default: "
+                        help=f"minutes the run takes, evaluations included (default: "
                              f"{DEFAULT_EXPLOIT_MINUTES} without --decisions)")
     budget.add_argument("--decisions", type=int, default=None,
                         help="learner decisions to train for, instead of --minutes")
@@ -581,6 +584,13 @@ def _check_agent(name: str, game: str | None = None) -> None:
         require_extra(needs_extra(name, game), f"agent {name!r}")
 
 
+def _add_allow_other_rules(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-other-rules", action="store_true",
+                   help="let a trained agent play rules other than those it was trained "
+                        "under (refused by default, naming the fields; a longer match needs "
+                        "no flag)")
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from hilo_env.training.evaluate import DEFAULT_COUNTS, tournament
 
@@ -595,7 +605,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         result = tournament(args.agents, rules, count, seed=args.seed, game=spec.name,
                             progress=False if args.no_progress else None,
                             rules_name=args.rules or spec.default_rules,
-                            save_replays=args.save_replays)
+                            save_replays=args.save_replays,
+                            allow_other_rules=args.allow_other_rules)
     except ImportError as exc:  # a ppo: agent without the training extra
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -616,7 +627,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     count = _count(args, spec, None)
     try:
         play(opponent, rules, count, seed=args.seed, seat=args.seat, game=spec.name,
-             save_replay=args.save_replay)
+             save_replay=args.save_replay, allow_other_rules=args.allow_other_rules)
     except ImportError as exc:
         raise _UsageError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while an agent thinks: leave as quietly as at a prompt
@@ -652,8 +663,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise _UsageError(f"hilo train cannot import {exc.name or exc}: "
                           f"{install_line(extra)}") from None
 
-    print(f"training {config.name}: {config.total_timesteps:,} decisions, outputs in "
-          f"{config.run_dir}/ (tensorboard --logdir {config.run_dir}/tb)")
+    planned = f"{config.planned_decisions:,} decisions"
+    if config.planned_decisions != config.total_timesteps:
+        about = "" if config.backend == "sb3" else "about "
+        planned = (f"{about}{planned} ({config.total_timesteps:,} asked, in whole iterations "
+                   f"of {config.rollout_decisions:,})")
+    print(f"training {config.name}: {planned}, outputs in {config.run_dir}/ (tensorboard "
+          f"--logdir {config.run_dir}/tb)")
     try:
         model = train(config, progress=not args.no_progress, on_eval=_eval_printer(config.game))
     except KeyboardInterrupt:
@@ -715,7 +731,8 @@ def _cmd_gauntlet(args: argparse.Namespace) -> int:
 
     return _print_table("gauntlet", lambda: gauntlet(
         args.agent, rules, count, seed=args.seed, players=opponents, on_match=heard,
-        rules_name=args.rules or spec.default_rules, game=spec.name), blank=False)
+        rules_name=args.rules or spec.default_rules, game=spec.name,
+        allow_other_rules=args.allow_other_rules), blank=False)
 
 
 def _cmd_exploit(args: argparse.Namespace) -> int:

@@ -64,6 +64,10 @@ class GameSpec:
     """Rule fields that change only the rewards (shaping terms), not what a player sees or
     may do: a trained model plays under any value of them (``agents.ppo``), so a model
     trained on shaped rewards is evaluated under the unshaped preset."""
+    match_fields: tuple[str, ...] = ()
+    """Rule fields that set how long a match lasts, not how a deal is played: a trained model
+    plays each deal of a longer or shorter match as it learned to, so it is made under any
+    value of them, with a note saying so (its :attr:`~agents.base.Agent.rules_note`)."""
     observation_layout: str = ""
     """Entry point of ``layout(rules) -> {slice name: slice}``, the observation vector's
     named slices: a trained model records the slices it reads and reads them out of a later,

@@ -327,13 +327,32 @@ def test_ppo_agent_loads_when_made_and_plays_legally(tmp_path):
     # saved with its rules: other rules with the same spaces are refused, naming the fields
     save_model(model, path, rules)
     assert rules_path(path).is_file()
-    with pytest.raises(ValueError, match=r"swing: trained True, asked False.*allow_other_rules"):
+    with pytest.raises(ValueError, match=r"swing: trained True, asked False.*"
+                                         r"--allow-other-rules.*allow_other_rules=True"):
         agents.make(f"ppo:{path}", RuleSet.preset("standard", swing=False))
-    PPOAgent(RuleSet.preset("standard", swing=False), path, allow_other_rules=True)
-    with pytest.raises(ValueError, match="hands_per_episode: trained 1, asked 3"):
-        agents.make("ppo", RuleSet.preset("standard", hands_per_episode=3))
+    assert "swing: trained True, asked False" in PPOAgent(
+        RuleSet.preset("standard", swing=False), path, allow_other_rules=True).rules_note
+    assert "swing" in agents.make(f"ppo:{path}", RuleSet.preset("standard", swing=False),
+                                  allow_other_rules=True).rules_note
+    assert PPOAgent(rules, path).rules_note == ""
     with pytest.raises(ValueError, match="tiebreak: trained 'key_card', asked 'suit'"):
         agents.make("ppo", "duel")
+    duel = agents.make("ppo", "duel", allow_other_rules=True)  # a shipped model, by name
+    assert duel.name == "ppo" and duel.rules_note.startswith("ppo plays under other rules")
+
+
+def test_a_trained_model_plays_a_longer_match_with_a_note():
+    """A match field (Equation Hi-Lo's ``hands_per_episode``) sets only a match's length: a
+    model trained on one-hand matches is made for three, and says so; any other field still
+    needs allow_other_rules."""
+    pytest.importorskip("sb3_contrib")
+    three = RuleSet.preset("standard", hands_per_episode=3)
+    bot = agents.make("ppo", three)
+    assert bot.rules_note == ("ppo plays under other rules than it was trained under "
+                              "(hands_per_episode: trained 1, asked 3)")
+    assert agents.make("ppo", "standard").rules_note == ""
+    with pytest.raises(ValueError, match="swing: trained True, asked False"):
+        agents.make("ppo", three.replace(swing=False))
 
 
 def test_ppo_agent_picks_the_actions_sb3_predict_picks():

@@ -182,7 +182,7 @@ def test_ppo_opponent_says_it_loads_before_the_wait(monkeypatch):
     events = []
     real_make = play_module.make
 
-    def make(name, rules, seed, game):
+    def make(name, rules, seed, game, allow_other_rules):
         events.append("made")
         return real_make("caller", rules, seed, game=game)
 
@@ -278,3 +278,41 @@ def test_default_opponent_count_and_bad_arguments():
         play("team")
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         play(game="chess")
+
+
+def test_the_readme_first_command_plays_the_shipped_ppo(capsys, monkeypatch):
+    """``hilo play --opponent ppo`` deals a three-hand match to a model trained on one-hand
+    matches: it plays, with a note; ``--players 4`` and ``ppo_standard`` too."""
+    pytest.importorskip("sb3_contrib")
+    for argv in (["play", "--opponent", "ppo"], ["play", "--opponent", "ppo_standard"],
+                 ["play", "--opponent", "ppo", "--players", "4"]):
+        code, out, err = run(capsys, monkeypatch, argv, "quit\n")
+        assert code == 0 and err == "", (argv, err)
+        said = " ".join(out.split())
+        assert f"Note: {argv[2]} plays under other rules than it was trained under " \
+               "(hands_per_episode: trained 1, asked 3)" in said, out
+        assert "Bye." in out
+    assert "it never chooses beyond 'raise 100', the last of the 109 actions it was trained " \
+           "with." in said  # at 4 players a three-hand match raises the cap to 200
+
+
+def test_allow_other_rules_is_a_flag(capsys, monkeypatch):
+    """Rules a model was not trained under are refused on one line naming the flag, which
+    lets it play; the tournament notes it under the table."""
+    pytest.importorskip("sb3_contrib")
+    code, out, err = run(capsys, monkeypatch, ["tournament", "ppo", "caller", "--rules", "duel",
+                                               "--hands", "4", "--no-progress"])
+    assert code == 2 and "tiebreak" in err and "--allow-other-rules" in err
+    assert len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, monkeypatch, ["tournament", "ppo", "caller", "--rules", "duel",
+                                               "--hands", "4", "--no-progress",
+                                               "--allow-other-rules"])
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1].startswith("Note: ppo plays under other rules")
+    code, out, err = run(capsys, monkeypatch, ["play", "--opponent", "ppo", "--rules", "duel",
+                                               "--allow-other-rules"], "quit\n")
+    assert code == 0 and "Note: ppo plays under other rules" in " ".join(out.split())
+    code, out, err = run(capsys, monkeypatch, ["gauntlet", "ppo", "--rules", "duel",
+                                               "--opponents", "caller", "--hands", "4",
+                                               "--allow-other-rules"])
+    assert code == 0, err

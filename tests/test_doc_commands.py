@@ -69,10 +69,7 @@ SKIP = {
     "--evals 2": "as the 800,000-decision response with --backend jax",
 }
 """Documented commands not run here, with the reason."""
-XFAIL = {
-    "hilo play --opponent ppo": "issue 31 item 10: the shipped ppo, trained on one-hand "
-                                "matches, is refused in hilo play's three-hand match",
-}
+XFAIL: dict[str, str] = {}
 """Documented commands known to fail, each with its issue: the test flips when it is fixed."""
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*$|[<\[|]|\.\.\.")
 

@@ -1,6 +1,7 @@
-"""Batch play honours a baseline subclass's own ``act`` (issue 31 item 18).
+"""Batch play honours a subclass's own ``act`` (issue 31 item 18).
 
-A subclass of ``random``, ``caller`` or ``heuristic`` that overrides ``act`` must be played by
+A subclass of ``random``, ``caller``, ``heuristic`` or a trained model's agent (``PPOAgent``)
+that overrides ``act`` must be played by
 that ``act`` wherever agents play in batches (a tournament's and the gauntlet's lockstep
 tables, ``HiLoVectorEnv``'s opponents), not by its parent's batch fast path; a subclass that
 overrides only helpers its parent's ``act`` calls keeps the fast path.
@@ -105,3 +106,26 @@ def test_a_subclass_of_helpers_keeps_the_fast_path() -> None:
     assert batch.act_batch(observations, masks).tolist() == \
         [rows.act(o, m) for o, m in zip(observations, masks, strict=True)]
     assert not RandomAgent(rules, 0).observes
+
+
+def test_a_trained_models_subclass_is_played_by_its_act() -> None:
+    """``PPOAgent``'s batch path runs the model, and a subclass's own ``act`` replaces it;
+    ``JaxPolicyAgent`` (a PPOAgent playing another kind of network) keeps its fast path."""
+    pytest.importorskip("sb3_contrib")
+    from hilo_env.agents.jax_policy import JaxPolicyAgent
+    from hilo_env.agents.ppo import PPOAgent
+    from hilo_env.agents.registry import SHIPPED_PPO
+
+    rules = resolve("standard")
+    env = HiLoVectorEnv(rules, num_envs=4, seed=0)
+    observations, _ = env.reset(seed=0)
+    masks = env.action_masks().astype(np.int8)
+    cls = first_legal(PPOAgent)
+    agent = cls(rules, SHIPPED_PPO)
+    assert agent.act_batch(observations, masks).tolist() == \
+        [int(np.flatnonzero(m)[0]) for m in masks]
+    assert cls.calls == len(masks)
+    model = PPOAgent(rules, SHIPPED_PPO)
+    assert model.act_batch(observations, masks).tolist() == \
+        [model.act(o, m) for o, m in zip(observations, masks, strict=True)]
+    assert JaxPolicyAgent.act is PPOAgent.act  # its act_batch is PPOAgent's fast path

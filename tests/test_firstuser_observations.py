@@ -7,6 +7,8 @@ size it reads and the size it got, not misread the fields and play on.
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from hilo_env import games
@@ -15,6 +17,12 @@ from hilo_env.agents import make
 CASES = [("lohi", "heuristic", 2, 4), ("lohi", "heuristic", 4, 2), ("himilo", "team", 3, 5),
          ("himilo", "team", 5, 4), ("hilo", "heuristic", 2, 4), ("hilo", "caller", 3, 2),
          ("hilo", "tight", 2, 3)]
+TRAINED = [("hilo", "ppo", 2, 3), ("hilo", "ppo", 4, 2), ("lohi", "ppo", 2, 4),
+           ("himilo", "ppo", 4, 5)]
+"""Shipped models (the train extra): refused before torch reads the vector."""
+CASES += [pytest.param(*case, marks=pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="needs the train extra"))
+    for case in TRAINED]
 
 
 def first_observation(game: str, players: int) -> tuple:

@@ -6,6 +6,8 @@ its error names the option. Libraries absent are skipped, named. About 15 s."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -121,32 +123,43 @@ def test_rllib_env_checker(game: str) -> None:
         check_multiagent_environments(RLlibHiLoEnv({"illegal_action": "lose"}))
 
 
+OWN_ROUTE = """
+import ray
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+from ray.tune.registry import register_env
+
+import hilo_env
+from hilo_env.envs.rllib_env import rllib_observations
+
+register_env("hilo_own_route", lambda _: PettingZooEnv(rllib_observations(hilo_env.env())))
+config = (PPOConfig().environment("hilo_own_route")
+          .multi_agent(policies={"shared"}, policy_mapping_fn=lambda *a, **k: "shared")
+          .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule))
+          .env_runners(num_env_runners=0)
+          .training(train_batch_size=256, minibatch_size=64, num_epochs=1))
+ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+try:
+    algo = config.build_algo()
+    result = algo.train()
+    algo.stop()
+finally:
+    ray.shutdown()
+print(result["env_runners"]["num_env_steps_sampled_lifetime"])
+"""
+"""RLlib's own route, in a fresh Python: Ray starts its processes by forking, which JAX
+(imported by other tests of the same run) warns of in the process that imported it."""
+
+
 def test_rllib_own_route_trains() -> None:
     """RLlib's own PettingZoo route and its action-masking module, as its examples write them,
-    on the AEC env under rllib_observations: one PPO iteration (about 20 s)."""
+    on the AEC env under rllib_observations: one PPO iteration (about 20 s), in its own
+    process."""
     if importlib.util.find_spec("ray") is None:
         pytest.skip("ray is not installed (pip install -e '.[rllib]')")
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
-        ActionMaskingTorchRLModule,
-    )
-    from ray.tune.registry import register_env
-
-    from hilo_env.envs.rllib_env import rllib_observations
-    register_env("hilo_own_route", lambda _: PettingZooEnv(rllib_observations(hilo_env.env())))
-    config = (PPOConfig().environment("hilo_own_route")
-              .multi_agent(policies={"shared"}, policy_mapping_fn=lambda *a, **k: "shared")
-              .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule))
-              .env_runners(num_env_runners=0)
-              .training(train_batch_size=256, minibatch_size=64, num_epochs=1))
-    import ray
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        algo = config.build_algo()
-        result = algo.train()
-        algo.stop()
-    finally:
-        ray.shutdown()
-    assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 256
+    run = subprocess.run([sys.executable, "-c", OWN_ROUTE], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert float(run.stdout.split()[-1]) >= 256

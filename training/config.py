@@ -228,6 +228,20 @@ class TrainConfig:
         except ValueError as exc:
             raise ValueError(f"config field 'rules': {exc}") from None
 
+    @property
+    def rollout_decisions(self) -> int:
+        """Decisions a training iteration collects (``n_steps * num_envs``, times the env
+        runners under rllib). A run trains whole iterations, so its decisions are
+        ``total_timesteps`` rounded up to a multiple of this: exactly under sb3; under jax (the
+        learner's decisions of ``n_steps`` steps) and rllib (every seat's) about that."""
+        runners = max(1, self.num_env_runners) if self.backend == "rllib" else 1
+        return self.n_steps * self.num_envs * runners
+
+    @property
+    def planned_decisions(self) -> int:
+        """``total_timesteps`` rounded up to whole iterations (:attr:`rollout_decisions`)."""
+        return math.ceil(self.total_timesteps / self.rollout_decisions) * self.rollout_decisions
+
     def rule_set(self) -> Any:
         """The game's RuleSet trained on: ``rules`` with ``players`` and ``reward_shaping``
         applied."""

@@ -275,6 +275,8 @@ class TournamentResult:
     seconds: float
     spec: GameSpec = field(default_factory=games.get)
     """The game played."""
+    notes: tuple[str, ...] = ()
+    """The agents' :attr:`~agents.base.Agent.rules_note` lines, printed under the table."""
 
     def overall(self, name: str) -> tuple[float, float, int]:
         """An agent's mean reward per episode over all its tables, the 95% CI half-width (over
@@ -342,7 +344,7 @@ class TournamentResult:
                           f"{total:,} hands in {self.seconds:.1f}s"]
         else:
             lines += ["", f"{total:,} {units} in {self.seconds:.1f}s"]
-        return "\n".join(lines)
+        return "\n".join(lines + [f"Note: {note}." for note in self.notes])
 
     def plot(self, path: str | Path) -> Path:
         """Save a bar chart (overall, and per match) with 95% CIs; returns the path (its
@@ -413,7 +415,7 @@ def team_seatings(names: Sequence[str], num_players: int) -> list[tuple[str, ...
 def tournament(names: Sequence[str], rules: Any = None, count: int | None = None,
                seed: int = 0, *, game: str | None = None, progress: bool | None = None,
                rules_name: str | None = None, save_replays: str | Path | None = None,
-               **unit: int) -> TournamentResult:
+               allow_other_rules: bool = False, **unit: int) -> TournamentResult:
     """A round robin between registered agents of ``game`` (default: Equation Hi-Lo):
     ``count`` episodes at each table (or by the unit's name: ``hands=``, ``games=``,
     ``rounds=``), rounded up to whole duplicate deals, the same deals at every table.
@@ -421,7 +423,8 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
     default preset; ``rules_name`` names them in the table (default: the preset or path given,
     or ``custom``). ``progress``: a tqdm bar (default: for long tournaments, when tqdm is
     installed). ``save_replays``: a folder each table's episodes are written to, one replay
-    file a table (:mod:`hilo_env.replays`)."""
+    file a table (:mod:`hilo_env.replays`). ``allow_other_rules``: trained agents play rules
+    other than their own (:mod:`agents.ppo`); the table notes it."""
     spec = games.get(game)
     count = unit_count(spec, count, **unit)
     names = list(names)
@@ -432,7 +435,8 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
     rules_name, rules, n, deals = match_setup(spec, rules, count, rules_name)
     groups = team_seatings(names, n) if spec.cooperative else seatings(names, n)
     start = time.perf_counter()
-    seated = [[agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i, game=spec.name)
+    seated = [[agent_registry.make(nm, rules, seed=seed * 1000 + 10 * g + i, game=spec.name,
+                                   allow_other_rules=allow_other_rules)
                for i, nm in enumerate(group)]
               for g, group in enumerate(groups)]  # every agent made (or refused) before play
     bar = _progress_bar(deals * n * len(groups), progress, spec.unit)
@@ -451,9 +455,10 @@ def tournament(names: Sequence[str], rules: Any = None, count: int | None = None
     finally:
         if bar is not None:
             bar.close()
+    notes = tuple(dict.fromkeys(a.rules_note for row in seated for a in row if a.rules_note))
     return TournamentResult(rules_name=rules_name, rules=rules, names=tuple(names),
                             tables=tables, seed=seed, seconds=time.perf_counter() - start,
-                            spec=spec)
+                            spec=spec, notes=notes)
 
 
 def replay_name(table: int, group: Sequence[str]) -> str:

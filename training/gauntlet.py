@@ -109,12 +109,13 @@ def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int 
              players: Sequence[str] | None = None,
              on_match: Callable[[str, TableResult], None] | None = None,
              rules_name: str | None = None, *, game: str | None = None,
-             **unit: int) -> GauntletResult:
+             allow_other_rules: bool = False, **unit: int) -> GauntletResult:
     """Play ``agent`` (a registered name of ``game``, default Equation Hi-Lo) against each of
     ``players`` (None: :func:`default_players`): ``count`` episodes each (or by the unit's
     name: ``hands=``, ``games=``, ``rounds=``; rounded up to whole duplicate deals), the same
     deals in every match. ``on_match`` is called after each match; ``rules_name`` names the
-    rules in the table (default: the preset or path given, or ``custom``)."""
+    rules in the table (default: the preset or path given, or ``custom``);
+    ``allow_other_rules``: trained agents play rules other than their own (:mod:`agents.ppo`)."""
     spec = games.get(game)
     count = unit_count(spec, count, DEFAULT_COUNT, **unit)
     players = default_players(agent, spec.name) if players is None else list(players)
@@ -124,8 +125,10 @@ def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int 
         agents.check(name, spec.name)
     rules_name, rules, n, deals = match_setup(spec, rules, count, rules_name)
     start = time.perf_counter()
-    seated = {name: (agents.make(agent, rules, seed=seed * 1000, game=spec.name),
-                     agents.make(name, rules, seed=seed * 1000 + 1 + i, game=spec.name))
+    seated = {name: (agents.make(agent, rules, seed=seed * 1000, game=spec.name,
+                                 allow_other_rules=allow_other_rules),
+                     agents.make(name, rules, seed=seed * 1000 + 1 + i, game=spec.name,
+                                 allow_other_rules=allow_other_rules))
               for i, name in enumerate(players)}  # every agent made (or refused) before play
     matches = {}
     for name, (me, player) in seated.items():

@@ -400,8 +400,9 @@ def train(config: TrainConfig, progress: bool = True,
           curve_title: str | None = None) -> Path:
     """Train as ``config`` says (``backend: jax``); returns the path of the final policy.
     The arguments are :func:`training.selfplay.train`'s: ``on_eval(decisions, scores,
-    seconds)`` hears each evaluation, ``seconds`` stops after that much learning time
-    (evaluations excluded), ``eval_every_seconds`` evaluates on that clock too;
+    seconds)`` hears each evaluation, ``seconds`` is the whole run's budget, evaluations
+    included (an evaluation before learning tells how long one takes),
+    ``eval_every_seconds`` evaluates on that clock too;
     ``progress`` prints a line per iteration."""
     # ---- 1. config, output folder, logging ----------------------------------------------------
     env = check_config(config)
@@ -423,10 +424,10 @@ def train(config: TrainConfig, progress: bool = True,
     def save(path: Path) -> Path:
         return save_policy(jax.device_get(learner.params), path, rules, config.game)
 
-    eval_time = 0.0
+    eval_time = longest = 0.0  # seconds spent evaluating, and the longest evaluation
 
     def evaluate(step: int) -> None:
-        nonlocal eval_time
+        nonlocal eval_time, longest
         learned, began = time.perf_counter() - start - eval_time, time.perf_counter()
         path = save(run_dir / "checkpoints" / "eval_model.npz")
         scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed,
@@ -439,12 +440,15 @@ def train(config: TrainConfig, progress: bool = True,
                     | {f"eval/{name}_ci95": ci for name, (_, ci) in scores.items()})
         if on_eval is not None:
             on_eval(step, scores, learned)
-        eval_time += time.perf_counter() - began
+        took = time.perf_counter() - began
+        eval_time, longest = eval_time + took, max(longest, took)
 
     # ---- 3. learn: iterations, snapshots, checkpoints, evaluations ----------------------------
     start = time.perf_counter()
     done, ticks = 0, 0.0
     try:
+        if seconds is not None:  # the curve's first point, and how long an evaluation takes
+            evaluate(0)
         while done < config.total_timesteps:
             learner, metrics = iteration(learner, league)
             metrics = {f"train/{k}": float(v) for k, v in jax.device_get(metrics).items()}
@@ -462,14 +466,15 @@ def train(config: TrainConfig, progress: bool = True,
                 league = stacked(pool, snapshots)
             if crossed(config.checkpoint_every, before, done):
                 save(run_dir / "checkpoints" / f"model_{done}.npz")
-            out_of_time = seconds is not None and clock >= seconds
-            on_clock = bool(eval_every_seconds) and clock // eval_every_seconds > ticks
+            wall = time.perf_counter() - start
+            on_clock = bool(eval_every_seconds) and wall // eval_every_seconds > ticks
             if on_clock:
-                ticks = clock // eval_every_seconds
-            if out_of_time:
+                ticks = wall // eval_every_seconds
+            if seconds is not None and wall + longest >= seconds:  # the last evaluation fits
                 break
             last = done >= config.total_timesteps  # its evaluation comes after
-            if (crossed(config.eval_every, before, done) or on_clock) and not last:
+            if (crossed(config.eval_every, before, done) or on_clock) and not last and (
+                    seconds is None or time.perf_counter() - start + 2 * longest < seconds):
                 evaluate(done)
         # ---- 4. save, a last evaluation, the learning curve -------------------------------------
         final = save(run_dir / "model.npz")

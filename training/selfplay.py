@@ -18,8 +18,11 @@ env's games (:func:`learner_env`). Reads top to bottom, like CleanRL's scripts.
 
 With ``imitate``, the learner first copies a registered agent's play (``training.imitation``).
 
-``train(..., seconds=S)`` also stops after ``S`` seconds of learning (evaluations excluded), as
-``hilo exploit --minutes`` asks, and ``eval_every_seconds`` evaluates on that clock too.
+``train(..., seconds=S)`` ends within about ``S`` seconds, evaluations included, as ``hilo
+exploit --minutes`` asks: it evaluates once before learning (the curve's first point, and how
+long an evaluation takes), skips an evaluation that would leave no room for the last, and
+stops learning while the last still fits (judged by the longest so far); ``eval_every_seconds``
+evaluates on the same clock.
 """
 
 from __future__ import annotations
@@ -291,10 +294,10 @@ def train(config: TrainConfig, progress: bool = True,
           seconds: float | None = None, eval_every_seconds: float | None = None,
           curve_title: str | None = None) -> Path:
     """Train as ``config`` says; returns the path of the final model. ``on_eval(decisions,
-    scores, seconds)`` hears each evaluation (``seconds``: of learning so far). ``seconds``: stop
-    after that much learning time (evaluations excluded) even before ``total_timesteps``;
-    ``eval_every_seconds``: evaluate on that clock as well as every ``eval_every``
-    decisions; ``curve_title``: the learning curve's title."""
+    scores, seconds)`` hears each evaluation (``seconds``: of learning so far). ``seconds``: the
+    whole run's budget, evaluations included (module docstring), even before
+    ``total_timesteps``; ``eval_every_seconds``: evaluate on that clock as well as every
+    ``eval_every`` decisions; ``curve_title``: the learning curve's title."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import HParam, configure
@@ -318,10 +321,16 @@ def train(config: TrainConfig, progress: bool = True,
             logger.record(f"imitation/{key}", value)
         logger.dump(0)
     evals_path = run_dir / "evaluations.csv"
-    eval_time = [0.0]  # seconds spent evaluating, left out of the learning clock
+    eval_time = [0.0, 0.0]  # seconds spent evaluating (left out of the learning clock), longest
 
     def learning_seconds() -> float:
         return time.perf_counter() - start - eval_time[0]
+
+    def fits(evaluations: int) -> bool:
+        """Whether ``evaluations`` more evaluations, as long as the longest so far, fit in the
+        time budget (always, without one)."""
+        return seconds is None or time.perf_counter() - start + evaluations * eval_time[1] \
+            < seconds
 
     def evaluate(step: int) -> None:
         learned, began = learning_seconds(), time.perf_counter()
@@ -338,12 +347,13 @@ def train(config: TrainConfig, progress: bool = True,
         logger.dump(step)
         if on_eval is not None:
             on_eval(step, scores, learned)
-        eval_time[0] += time.perf_counter() - began
+        took = time.perf_counter() - began
+        eval_time[0], eval_time[1] = eval_time[0] + took, max(eval_time[1], took)
 
     class Schedule(BaseCallback):
         """Snapshots into the pool, evaluations and checkpoints, on their decision counts."""
 
-        ticks = 0.0  # evaluations on the learning clock so far
+        ticks = 0.0  # evaluations on the clock so far
 
         def _on_training_start(self) -> None:
             hparams = {k: str(v) if isinstance(v, list | dict) else v
@@ -364,20 +374,21 @@ def train(config: TrainConfig, progress: bool = True,
             if crossed(config.checkpoint_every):
                 save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules,
                            config.game)
-            clock = learning_seconds()
-            out_of_time = seconds is not None and clock >= seconds
+            clock = time.perf_counter() - start
             on_clock = bool(eval_every_seconds) and clock // eval_every_seconds > self.ticks
             if on_clock:
                 self.ticks = clock // eval_every_seconds
-            last = out_of_time or now >= config.total_timesteps  # its evaluation comes after
-            if (crossed(config.eval_every) or on_clock) and not last:
+            last = now >= config.total_timesteps  # its evaluation comes after
+            if (crossed(config.eval_every) or on_clock) and not last and fits(2):
                 evaluate(now)
-            return not out_of_time  # SB3 stops (its rollout under way is dropped)
+            return fits(1)  # else SB3 stops (its rollout under way is dropped)
 
     # ---- 3. learn, save, and a last evaluation --------------------------------------------------
     with open(evals_path, "w", newline="") as f:
         csv.writer(f).writerow(["timesteps", "opponent", score, "ci95"])
     start = time.perf_counter()
+    if seconds is not None:
+        evaluate(0)
     try:
         with unchecked_distributions():
             model.learn(total_timesteps=config.total_timesteps,

@@ -19,5 +19,6 @@ SPEC = GameSpec(
     baseline="heuristic",
     unit="hand",
     score="chips",
+    match_fields=("hands_per_episode",),
     observation_layout="hilo_env.equation_hilo.observation:layout",
 )
