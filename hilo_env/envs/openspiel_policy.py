@@ -8,9 +8,10 @@ best responses and NashConv run at C++ speed; each information set keeps the AEC
 observation and mask of a state in it, which is all an agent of our interface sees.
 
 * :class:`AgentPolicy` adapts any :class:`hilo_env.agents.Agent` to an OpenSpiel policy on
-  ``python_hilo``; :func:`agent_probabilities` is the distribution it plays: the agent's own
-  ``action_probabilities(observation, mask)`` where it has one (random, cfr_tiny), else its
-  ``act`` as a pure policy (one answer per information set, with its seed).
+  ``python_hilo``; :func:`agent_probabilities` is the distribution it plays, the agent's
+  ``action_probabilities(observation, mask)``: its own where it has one (random, cfr_tiny,
+  sampling models), a deterministic agent's ``act`` as a pure policy, and a refusal naming a
+  stochastic agent that cannot say.
 * :func:`exact_exploitability(agent, rules)` -> :class:`Exploitability`: the exact NashConv of
   the agent playing every seat, and the game value for player 0 (from CFR+).
 * :func:`solve_cfr_plus(rules, iterations)` -> :class:`Solved`: OpenSpiel's CFR+ average policy,
@@ -198,14 +199,11 @@ def _index_efg(exact: ExactGame) -> None:
 
 
 def agent_probabilities(agent: Any, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The distribution over the action space an agent plays at one observation: its own
-    ``action_probabilities`` where it has one, else its ``act`` as a pure policy."""
-    probabilities = getattr(agent, "action_probabilities", None)
-    if probabilities is not None:
-        return np.asarray(probabilities(observation, mask), dtype=np.float64)
-    out = np.zeros(mask.shape[-1])
-    out[int(agent.act(observation, mask))] = 1.0
-    return out
+    """The distribution over the action space an agent plays at one observation, from the
+    one public method every agent has (:meth:`agents.base.Agent.action_probabilities`: a
+    deterministic agent's is all on its action; a stochastic agent without its own raises
+    :class:`~agents.base.NoProbabilities`, naming it)."""
+    return np.asarray(agent.action_probabilities(observation, mask), dtype=np.float64)
 
 
 def _policy_class() -> type:
