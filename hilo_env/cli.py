@@ -304,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "Hi-Lo, 2 players; no training, --hands duplicate deals)")
     p.add_argument("--backend", choices=("sb3", "jax"), default="sb3",
                    help="sb3: MaskablePPO (the default); jax: PPO in JAX on the JAX backend "
-                        "(Equation Hi-Lo, an agent with a jitted form: random, the ppo "
-                        "models, jax:PATH; needs the jax extra)")
+                        "(Equation Hi-Lo, an agent with a jitted form: random, caller, the "
+                        "ppo models, jax:PATH; needs the jax extra)")
     p.set_defaults(func=_cmd_exploit)
 
     p = sub.add_parser("population", help="agents trained against a population of past "

@@ -142,10 +142,42 @@ def test_sb3_weights_convert_to_the_same_action_probabilities(tmp_path):
             == greedy_sb3.act_batch(observations, masks)).mean() > 0.99
 
 
+@pytest.mark.parametrize("preset", ["standard", "classic", "duel"])
+def test_the_jitted_caller_plays_as_the_caller(preset):
+    """On every decision of 600 random-play hands (declarations and the discards after a ×
+    among them), the jitted caller picks the NumPy caller's action."""
+    import jax
+    import jax.numpy as jnp
+
+    from hilo_env.equation_hilo import actions as A
+    from hilo_env.training.jax_league import jitted_policy
+
+    rules = games.get(None).rules(preset)
+    env = games.get(None).raw_env(rules)
+    rng = np.random.default_rng(1)
+    seen = []
+    for hand in range(600):
+        env.reset(seed=hand)
+        while env.agents:
+            observation, _, done, cut, _ = env.last()
+            action = None
+            if not (done or cut):
+                seen.append((observation["observation"], observation["action_mask"]))
+                action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            env.step(action)
+    observations, masks = (np.stack(x) for x in zip(*seen, strict=True))
+    discarding = masks[:, [A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY]].any(axis=1)
+    assert discarding.sum() > 50 and masks[:, A.DECLARE_LOW].sum() > 200
+    played = jax.jit(jax.vmap(jitted_policy("caller", rules), in_axes=(0, 0, None)))(
+        jnp.asarray(observations), jnp.asarray(masks), jax.random.key(0))
+    expected = agents.make("caller", rules).act_batch(observations, masks)
+    assert np.array_equal(np.asarray(played), expected)
+
+
 def test_agents_without_a_jitted_form_are_refused():
     from hilo_env.training import jax_league
 
-    with pytest.raises(ValueError, match=r"no jitted form.*random"):
+    with pytest.raises(ValueError, match=r"no jitted form.*random, caller"):
         jax_league.jitted_policy("heuristic", RULES)
     with pytest.raises(ValueError, match="Equation Hi-Lo"):
         jax_league.jitted_policy("random", None, game="lohi")

@@ -9,9 +9,11 @@ inside its compiled program, as ``policy(observation, legal_action_mask, key) ->
 | ``ppo:PATH``                        | network (:func:`sb3_params`), the most likely legal |
 |                                     | action, as the agent plays (needs the train extra)  |
 | ``jax:PATH``                        | the saved network, the most likely legal action     |
+| ``caller``                          | :func:`caller_policy`: the caller's rules on the    |
+|                                     | observation, its discards from the solver's table   |
 | a frozen snapshot of the learner    | :func:`network_policy` of its parameters, sampled   |
 
-Other agents (``caller``, ``heuristic``, the gauntlet's styles) have no jitted form yet:
+Other agents (``heuristic``, the gauntlet's styles) have no jitted form yet:
 :func:`jitted_policy` refuses them, naming those that have one.
 """
 
@@ -26,7 +28,14 @@ import numpy as np
 from hilo_env import agents, games
 from hilo_env.agents.jax_policy import JAX_PREFIX, JaxPolicyAgent, Params, masked_log_probs, mlp
 from hilo_env.agents.registry import PPO_PREFIX, needs_extra
-from hilo_env.equation_hilo.jax_backend import Policy, random_policy
+from hilo_env.equation_hilo import actions as A
+from hilo_env.equation_hilo import cards, solver
+from hilo_env.equation_hilo.batch_state import NUMBERS_PER_HAND
+from hilo_env.equation_hilo.jax_backend import Policy, multiset_of_code, random_policy
+from hilo_env.equation_hilo.observation import layout
+from hilo_env.equation_hilo.rules import RuleSet
+
+_DISCARDS = (A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY)
 
 SB3_LAYERS = {"policy": ("mlp_extractor.policy_net", "action_net"),
               "value": ("mlp_extractor.value_net", "value_net")}
@@ -81,10 +90,64 @@ def model_params(name: str, rules: Any, game: str | None = None) -> Params:
     return sb3_params({k: v.detach().cpu().numpy() for k, v in policy.items()})
 
 
+def caller_policy(rules: RuleSet) -> Policy:
+    """The jitted form of :class:`~agents.baselines.CallerAgent` under ``rules``: checks or
+    calls; declares High when its High distance is the smaller (the observation's ``solver``
+    slice), else Low; after a ×, gives up the operator whose loss leaves the best equation
+    (the smallest of Low and High distances in the solver's table, the first on a tie) once
+    its four numbers are known, else the first it may; otherwise its first legal action."""
+    where = layout(rules)
+    up_deals = len(rules.base_operators)
+    low, high = solver.lookup_distances(np.arange(solver.NUM_SIGNATURES), rules.integer_results)
+    # each signature's best distance as its rank among them all: float64's order in int32
+    order = jnp.asarray(np.unique(np.minimum(low, high), return_inverse=True)[1]
+                        .astype(np.int32))
+    opset = np.full((solver.MAX_ROOTS + 1,) * solver.NUM_OPERATOR_KINDS, -1, np.int32)
+    for counts in np.ndindex(opset.shape):  # counts of + - * / -> the tabulated set's id
+        ops = "".join(op * k for op, k in zip(solver.OPERATORS, counts, strict=True))
+        if 1 <= len(ops) <= solver.NUM_OPERATORS and \
+                solver.canonical_operators(ops) in solver.OPSETS:
+            opset[counts] = solver.opset_id(ops)
+    opsets, multisets = jnp.asarray(opset), jnp.asarray(multiset_of_code())
+    discards = jnp.array(_DISCARDS, jnp.int32)
+    given_up = jnp.array([solver.OPERATORS.index(A.DISCARDED_OPERATOR[a]) for a in _DISCARDS])
+    times = solver.OPERATORS.index("*")
+    places = jnp.array([cards.NUM_VALUES ** k for k in range(NUMBERS_PER_HAND)][::-1])
+
+    def policy(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+        legal = mask.astype(bool)
+        sol = observation[where["solver"]]
+        low_d = jnp.where(sol[1] > 0.5, sol[2], jnp.inf)
+        high_d = jnp.where(sol[3] > 0.5, sol[4], jnp.inf)
+        declare = jnp.where((sol[0] > 0.5) & (high_d < low_d), A.DECLARE_HIGH, A.DECLARE_LOW)
+        up = observation[where["face_up"]][:cards.DECK_SIZE]
+        held = observation[where["hidden"]] + up[:cards.NUM_NUMBER_CARDS]
+        by_value = held.reshape(cards.NUM_VALUES, cards.NUM_SUITS).sum(axis=1)
+        values = jnp.repeat(jnp.arange(cards.NUM_VALUES), jnp.rint(by_value).astype(jnp.int32),
+                            total_repeat_length=NUMBERS_PER_HAND)
+        ops = jnp.rint(observation[where["operators"]][:solver.NUM_OPERATOR_KINDS]
+                       ).astype(jnp.int32)
+        roots = jnp.rint(observation[where["roots"]][0] * solver.MAX_ROOTS).astype(jnp.int32)
+        after = ops[None] - jax.nn.one_hot(given_up, solver.NUM_OPERATOR_KINDS, dtype=jnp.int32)
+        after = jnp.clip(after.at[:, times].add(1), 0, solver.MAX_ROOTS)
+        ids = opsets[after[:, 0], after[:, 1], after[:, 2], after[:, 3]]
+        signature = (multisets[values @ places] * solver.NUM_OPSETS + ids) \
+            * (solver.MAX_ROOTS + 1) + roots
+        may = legal[discards]
+        rank = jnp.where((ids >= 0) & may, order[signature], jnp.iinfo(jnp.int32).max)
+        known = jnp.rint(up[:cards.NUM_NUMBER_CARDS].sum()) >= up_deals
+        discard = jnp.where(known, discards[jnp.argmin(rank)], discards[jnp.argmax(may)])
+        return jnp.select(
+            [legal[A.CHECK], legal[A.CALL], legal[A.DECLARE_LOW], may.any()],
+            [A.CHECK, A.CALL, declare, discard], jnp.argmax(legal)).astype(jnp.int32)
+
+    return policy
+
+
 def has_jitted_form(name: str, game: str | None = None) -> bool:
     """Whether :func:`jitted_policy` plays agent ``name`` (loads nothing)."""
     return games.get(game).name == games.DEFAULT and (
-        name == "random" or name.startswith((PPO_PREFIX, JAX_PREFIX))
+        name in ("random", "caller") or name.startswith((PPO_PREFIX, JAX_PREFIX))
         or (needs_extra(name, game) == "train" and name in agents.names(game)))
 
 
@@ -100,5 +163,7 @@ def jitted_policy(name: str, rules: Any, game: str | None = None) -> Policy:
                          f"one: {', '.join(with_form)}")
     if name == "random":
         return random_policy
+    if name == "caller":
+        return caller_policy(games.get(game).rules(rules))
     params = jax.tree_util.tree_map(jnp.asarray, model_params(name, rules, game))
     return network_policy(params, deterministic=True)
