@@ -316,14 +316,17 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and train the next agent from the current one's weights "
                                    "against the config's baselines plus the population. "
                                    "Prints the exploitability bound of each agent; the last "
-                                   "agent is OUTPUT_DIR/NAME/model.zip. Needs the train extra.")
+                                   "agent is OUTPUT_DIR/NAME/model.zip. Needs the train extra. "
+                                   "A config with backend: jax runs it on the JAX trainer "
+                                   "(jax: policies, model.npz; the jax extra too).")
     p.epilog = f"Install the train extra with: {install_line('train')}"
     p.add_argument("config", help="a training config (each agent's settings, total_timesteps "
                                   "and baselines): a bundled one by name (ppo_population) or "
                                   "a YAML path")
     p.add_argument("--start", metavar="MODEL", default="ppo",
                    help="the first agent: a shipped model (ppo, ppo_standard, "
-                        "ppo_population) or ppo:PATH (default: %(default)s)")
+                        "ppo_population), ppo:PATH or, with backend jax, jax:PATH (default: "
+                        "%(default)s)")
     p.add_argument("--iterations", type=int, default=3,
                    help="agents to train after the start (default: %(default)s)")
     p.add_argument("--response-decisions", type=int, default=800_000,
@@ -817,9 +820,12 @@ def _cmd_population(args: argparse.Namespace) -> int:
             raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
                               f"{getattr(args, option)}")
     config = _train_config(args)
-    if config.backend != "sb3":
-        raise _UsageError(f"hilo population trains with sb3, not backend {config.backend!r}")
+    if config.backend not in ("sb3", "jax"):
+        raise _UsageError(f"hilo population trains with sb3 or jax, not backend "
+                          f"{config.backend!r}")
     _check_agent(args.start)
+    if config.backend == "jax":
+        require_extra("jax", "hilo population (backend jax)")
     require_extra("train", "hilo population")
     from hilo_env.training.population import population
 

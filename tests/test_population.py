@@ -88,3 +88,38 @@ def test_cli_refuses_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "MaskablePPO agent" in capsys.readouterr().err
     assert main(["population", "no_such_config"]) == 2
     assert not any(tmp_path.iterdir())
+
+
+def test_the_loop_runs_on_the_jax_trainer(tmp_path: Path) -> None:
+    """backend jax: the responses and the next agent are JAX-trained ``jax:`` policies that
+    start from the last agent's weights (a shipped MaskablePPO model's, converted, at first),
+    the population plays inside the compiled program, and the last agent plays by name."""
+    pytest.importorskip("jax")
+    pytest.importorskip("optax")
+    config = TrainConfig.from_yaml("jax_smoke", output_dir=str(tmp_path), name="pop",
+                                   net_arch=[256, 256], total_timesteps=1024,
+                                   baselines=["random", "caller"], snapshot_every=0)
+    result = population(config, start="ppo_standard", iterations=1, response_decisions=1024,
+                        response_weight=1, hands=10)
+    run = tmp_path / "pop"
+    assert [it.agent for it in result.iterations] == [
+        "ppo_standard", f"jax:{run / 'agent_1' / 'model.npz'}"]
+    assert [it.response for it in result.iterations] == [
+        f"jax:{run / f'response_{i}' / 'model.npz'}" for i in range(2)]
+    trained = yaml.safe_load((run / "agent_1" / "config.yaml").read_text())
+    assert trained["backend"] == "jax"
+    assert trained["baselines"] == ["random", "caller", "ppo_standard",
+                                    result.iterations[0].response]
+    assert result.model_path == run / "model.npz"
+    assert (run / "model.npz").read_bytes() == (run / "agent_1" / "model.npz").read_bytes()
+    rules = config.rule_set()
+    agent = agents.make(f"jax:{result.model_path}", rules)
+    from hilo_env.envs.vector_env import HiLoVectorEnv
+
+    env = HiLoVectorEnv(rules, 4, seed=0)
+    obs, _ = env.reset(seed=0)
+    masks = env.action_masks()
+    assert masks[np.arange(4), agent.act_batch(obs, masks)].all()
+    with pytest.raises(ValueError, match="cannot start from 'jax:"):
+        population(small_config(tmp_path / "sb3"), start=result.iterations[1].agent)
+    assert not (tmp_path / "sb3").exists()  # refused before any folder

@@ -20,7 +20,10 @@ iteration are comparable: together they are the learning curve of exploitability
 training (``exploitability.csv``, ``exploitability.png``), and the first is the start agent's
 own. The run folder ``<output_dir>/<name>/`` holds ``agent_<i>/`` and ``response_<i>/`` runs,
 ``population.yaml`` (the loop's settings) and ``model.zip``, the last agent. Needs the
-``train`` extra.
+``train`` extra. A config with ``backend: jax`` runs the loop on the JAX trainer
+(:mod:`training.jax_ppo`): agents and responses are ``jax:`` policies (``model.npz``), the
+population plays inside the compiled program (every member has a jitted form), and ``start``
+may be a ``jax:PATH`` policy too.
 
     hilo population ppo_population --start ppo_standard   # the run that made today's ppo
 """
@@ -39,9 +42,15 @@ from typing import Any
 import yaml
 
 from hilo_env.agents.ppo import observation_path, rules_path
-from hilo_env.agents.registry import PPO_PREFIX
+from hilo_env.agents.registry import JAX_PREFIX, PPO_PREFIX
 from hilo_env.training.config import TrainConfig
-from hilo_env.training.exploit import CurvePoint, ExploitResult, exploit, model_file
+from hilo_env.training.exploit import (
+    CurvePoint,
+    ExploitResult,
+    check_start,
+    exploit,
+    model_file,
+)
 from hilo_env.training.gauntlet import interval
 
 
@@ -57,7 +66,7 @@ class Iteration:
     bound: CurvePoint
     """The response's final evaluation against the agent: the exploitability bound."""
     response: str
-    """The response, as an agent name (``ppo:PATH``)."""
+    """The response, as an agent name (``ppo:PATH``, or ``jax:PATH`` on the JAX trainer)."""
 
 
 @dataclass
@@ -69,11 +78,13 @@ class PopulationResult:
     hands: int
     iterations: list[Iteration] = field(default_factory=list)
     wall_seconds: float = 0.0
+    suffix: str = ".zip"
+    """The models' file suffix: ``.zip`` (MaskablePPO) or ``.npz`` (the JAX trainer's)."""
 
     @property
     def model_path(self) -> Path:
         """The last agent's model."""
-        return self.run_dir / "model.zip"
+        return self.run_dir / f"model{self.suffix}"
 
     def table(self) -> str:
         """The learning curve of exploitability, as text."""
@@ -98,7 +109,8 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
                on_iteration: Callable[[Iteration], None] | None = None) -> PopulationResult:
     """Run the loop: ``iterations`` agents, each trained as ``config`` says (its
     ``total_timesteps``, settings and baselines) from the previous one (the first from
-    ``start``: a shipped model's name, such as ``ppo_standard``, or ``ppo:PATH``) against the
+    ``start``: a shipped model's name, such as ``ppo_standard``, ``ppo:PATH`` or, on the JAX
+    trainer, ``jax:PATH``) against the
     population; each agent's best response trained for ``response_decisions`` and evaluated
     on ``hands`` duplicate deals (seed ``config.seed``).
     ``response_settings``: :class:`TrainConfig` fields for the responses (``num_envs``,
@@ -110,7 +122,8 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
         if not (isinstance(value, int) and not isinstance(value, bool) and value >= least):
             raise ValueError(f"{name} must be an integer >= {least}, not {value!r}")
     rules = config.rule_set()
-    model_file(start, rules)  # a MaskablePPO agent whose file exists, before any work
+    model_file(start, rules)  # a trained agent whose file exists, before any work
+    check_start(start, config.backend)
     run_dir = config.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     settings = {"start": start, "iterations": iterations,
@@ -118,7 +131,9 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
                 "hands": hands, "response_settings": response_settings or {},
                 "train": config.to_dict()}
     (run_dir / "population.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-    result = PopulationResult(run_dir, response_decisions, hands)
+    jax = config.backend == "jax"
+    prefix = JAX_PREFIX if jax else PPO_PREFIX
+    result = PopulationResult(run_dir, response_decisions, hands, suffix=".npz" if jax else ".zip")
     began = time.perf_counter()
     members: list[str] = []
 
@@ -127,9 +142,9 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
             agent, config.rules, decisions=response_decisions, seed=config.seed, hands=hands,
             output_dir=str(run_dir), name=f"response_{index}", start=agent, progress=progress,
             **{"net_arch": config.net_arch, "players": config.players,
-               **(response_settings or {})})
+               "backend": config.backend, **(response_settings or {})})
         it = Iteration(index, agent, decisions, response.bound,
-                       f"{PPO_PREFIX}{response.model_path}")
+                       f"{prefix}{response.model_path}")
         result.iterations.append(it)
         members.extend([agent, *[it.response] * response_weight])
         write_curve(result)
@@ -139,14 +154,17 @@ def population(config: TrainConfig, *, start: str = "ppo", iterations: int = 3,
     agent, decisions = start, 0
     respond(0, agent, decisions)
     for index in range(1, iterations + 1):
-        from hilo_env.training.selfplay import train  # torch and SB3 load here
+        if jax:
+            from hilo_env.training.jax_ppo import train
+        else:
+            from hilo_env.training.selfplay import train  # torch and SB3 load here
 
         trained = train(dataclasses.replace(
             config, name=f"agent_{index}", output_dir=str(run_dir),
             init_model=str(model_file(agent, rules)),
             baselines=[*config.baselines, *members], seed=config.seed + index),
             progress=progress)
-        agent, decisions = f"{PPO_PREFIX}{trained}", decisions + config.total_timesteps
+        agent, decisions = f"{prefix}{trained}", decisions + config.total_timesteps
         respond(index, agent, decisions)
     last = model_file(agent, rules)
     for where in (Path, rules_path, observation_path):  # the model and what it keeps beside it
