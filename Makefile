@@ -1,5 +1,6 @@
 # Two commands for a newcomer: `make demo` (the core install only, ready in about a minute)
-# and `make test` (the extras too: dev, train, rllib, openspiel, jax, web; several minutes).
+# and `make test` (the extras too: dev, train, rllib, openspiel, jax, web, libraries; several
+# minutes).
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -19,7 +20,7 @@ $(CORE): $(BIN)/python pyproject.toml
 	@touch $(CORE)
 
 $(FULL): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax,web]"
+	$(BIN)/pip install --quiet -e ".[dev,train,rllib,openspiel,jax,web,libraries]"
 	@touch $(FULL)
 
 test: $(FULL)
