@@ -9,6 +9,11 @@ whenever the state changes), and three class attributes: ``actions`` (the game's
 module: ``action_to_string``, ``string_to_action``), ``mask_of`` (``action_mask(game)``),
 ``text_of`` (``render_text(game, viewer)``) and ``table_of`` (``describe(game, viewer)``: the
 game's :class:`hilo_env.table.Table`, which ``rgb_array`` draws and the web table shows).
+
+:meth:`CardGameEnv.step` is written once too: a game's env says what a played action means
+for the AEC attributes in :meth:`~CardGameEnv._after_play` (rewards, infos, terminations, the
+next agent), with what it needs of the state before the action from
+:meth:`~CardGameEnv._before_play`.
 """
 
 from __future__ import annotations
@@ -49,6 +54,13 @@ def illegal_action_policy(value: Any) -> str:
     if value not in ILLEGAL_ACTIONS:
         raise ValueError(f"illegal_action is one of {list(ILLEGAL_ACTIONS)}, not {value!r}")
     return value
+
+
+def card_game_metadata(name: str) -> dict[str, Any]:
+    """A game env's PettingZoo ``metadata``: its name (``lohi_v0``), the three render modes,
+    turn-based (not parallelizable)."""
+    return {"render_modes": ["human", "ansi", "rgb_array"], "name": name,
+            "is_parallelizable": False, "render_fps": 1}
 
 
 class CardGameEnv(AECEnv):
@@ -93,6 +105,38 @@ class CardGameEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._forfeited = False
+
+    def step(self, action: Any) -> None:
+        """PettingZoo's step. A terminated or truncated agent's step removes it
+        (``_was_dead_step``, then :meth:`_after_dead_step`); any other plays ``action``
+        (:meth:`_play`) and, unless it forfeited the episode, hands the new state to
+        :meth:`_after_play`."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            self._after_dead_step()
+            return
+        before = self._before_play()
+        if not self._play(action):
+            return
+        self._obs = {}
+        self._cumulative_rewards[agent] = 0.0
+        self._after_play(before)
+        if self.render_mode == "human":
+            self.render()
+
+    def _before_play(self) -> Any:
+        """What :meth:`_after_play` needs of the state before the action (here: nothing)."""
+        return None
+
+    def _after_play(self, before: Any) -> None:
+        """Set ``rewards``, ``infos``, ``terminations``/``truncations`` and the next
+        ``agent_selection`` after a played action, and accumulate the rewards."""
+        raise NotImplementedError(f"{type(self).__name__} says what a played action means in "
+                                  "_after_play")
+
+    def _after_dead_step(self) -> None:
+        """What a game adds to PettingZoo's removal of a finished agent (here: nothing)."""
 
     def _play(self, action: Any) -> bool:
         """Play the acting agent's ``action`` on the game. An illegal one raises (naming the

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
-from hilo_env.envs.card_game_env import CardGameEnv
+from hilo_env.envs.card_game_env import CardGameEnv, card_game_metadata
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.equation_hilo import actions as A
@@ -65,9 +65,7 @@ RESET_OPTIONS = ("deck",)
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`equation_hilo.engine.Game`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
-                                          "name": "hilo_v0",
-                "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = card_game_metadata("hilo_v0")
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)
@@ -100,21 +98,15 @@ class raw_env(CardGameEnv):
         self._hand_ended = False
         self.agent_selection = self.possible_agents[self.game.current_player]
 
-    def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            selected, kept = self.agent_selection, self._obs.get(self.agent_selection)
-            if kept is not None and self._seats[selected] == self.game.current_player and \
-                    not self._forfeited:
-                # selected again to act in the same state: the kept mask is all zeros
-                self._obs[selected] = {**kept, "action_mask": action_mask(self.game)}
-            return
+    def _after_dead_step(self) -> None:
+        selected, kept = self.agent_selection, self._obs.get(self.agent_selection)
+        if kept is not None and self._seats[selected] == self.game.current_player and \
+                not self._forfeited:
+            # selected again to act in the same state: the kept mask is all zeros
+            self._obs[selected] = {**kept, "action_mask": action_mask(self.game)}
+
+    def _after_play(self, before: None) -> None:
         game = self.game
-        if not self._play(action):
-            return
-        self._obs = {}
-        self._cumulative_rewards[agent] = 0.0
         if game.phase >= _HAND_OVER:
             self._end_hand()
             self._accumulate_rewards()
@@ -124,8 +116,6 @@ class raw_env(CardGameEnv):
                 self.rewards = dict.fromkeys(self.agents, 0.0)
                 self._hand_ended = False
             self.agent_selection = self.possible_agents[game.current_player]
-        if self.render_mode == "human":
-            self.render()
 
     def _end_hand(self) -> None:
         """Rewards and infos of a finished hand; the next hand of a match is dealt at once."""

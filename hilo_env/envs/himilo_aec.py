@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
-from hilo_env.envs.card_game_env import CardGameEnv, finite_number
+from hilo_env.envs.card_game_env import CardGameEnv, card_game_metadata, finite_number
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.himilo import actions as A
@@ -61,9 +61,7 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`himilo.engine.Round`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
-                                          "name": "himilo_v0", "is_parallelizable": False,
-                                          "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = card_game_metadata("himilo_v0")
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)
@@ -101,18 +99,13 @@ class raw_env(CardGameEnv):
         self._obs = {}
         self.agent_selection = self.possible_agents[self.game.current_player]
 
-    def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def _before_play(self) -> tuple[int, int]:
         game = self.game
-        trick = game.trick
-        failed = game.failed_constraints() if self._shaping and game.phase == _PLAY else 0
-        if not self._play(action):
-            return
-        self._obs = {}
-        self._cumulative_rewards[agent] = 0.0
+        return game.trick, game.failed_constraints() if self._shaping and game.phase == _PLAY \
+            else 0
+
+    def _after_play(self, before: tuple[int, int]) -> None:
+        game, (trick, failed) = self.game, before
         term = 0.0
         if self._shaping and game.trick != trick:
             term = (failed - game.failed_constraints()) / self._constraints
@@ -125,8 +118,6 @@ class raw_env(CardGameEnv):
         else:
             self.agent_selection = self.possible_agents[game.current_player]
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
 
     def _info(self, outcome: float, term: float, seat: int = 0) -> dict[str, float]:
         game = self.game

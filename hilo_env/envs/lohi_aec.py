@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from pettingzoo import AECEnv
 
-from hilo_env.envs.card_game_env import CardGameEnv
+from hilo_env.envs.card_game_env import CardGameEnv, card_game_metadata
 from hilo_env.envs.pettingzoo_wrappers import wrap
 from hilo_env.envs.reset_options import reset_options
 from hilo_env.lohi import actions as A
@@ -55,9 +55,7 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`hilo_env.lohi.engine.Game`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"],
-                                          "name": "lohi_v0",
-                                          "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = card_game_metadata("lohi_v0")
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)
@@ -95,19 +93,12 @@ class raw_env(CardGameEnv):
         return {"round": self.game.round_number, "round_winner": winners[-1] if winners else -1,
                 "rounds_won": winners.count(self._seats[agent])}
 
-    def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game = self.game
-        before = game.payoffs[:]
-        rounds = game.round_number
-        if not self._play(action):
-            return
-        self._obs = {}
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: game.payoffs[i] - before[i]
+    def _before_play(self) -> tuple[list[float], int]:
+        return self.game.payoffs[:], self.game.round_number
+
+    def _after_play(self, before: tuple[list[float], int]) -> None:
+        game, (payoffs, rounds) = self.game, before
+        self.rewards = {a: game.payoffs[i] - payoffs[i]
                         for i, a in enumerate(self.possible_agents)}
         if game.round_number != rounds or game.over:
             self.infos = {a: self._info(a) for a in self.agents}
@@ -117,5 +108,3 @@ class raw_env(CardGameEnv):
             self.truncations = dict.fromkeys(self.agents, game.truncated)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
-        if self.render_mode == "human":
-            self.render()

@@ -45,14 +45,7 @@ class raw_env(CardGameEnv):
         self._obs = {}
         self.agent_selection = self.possible_agents[0]
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self.game.step(int(action))
-        self._obs = {}
-        self._cumulative_rewards[agent] = 0.0
+    def _after_play(self, before: None) -> None:
         self.rewards = {a: self.game.payoffs[s] for s, a in enumerate(self.possible_agents)}
         self._accumulate_rewards()
         if self.game.current_player is None:
