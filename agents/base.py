@@ -90,6 +90,25 @@ class Agent(ABC):
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
 
 
+class ModelAgent(Agent):
+    """An agent whose policy is a model run on batches (:meth:`model_actions`): ``act`` is
+    one row of it and ``act_batch`` the batch, unless a subclass replaces ``act``, whose own
+    policy batch play then asks row by row (:func:`overrides_act`)."""
+
+    @abstractmethod
+    def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The model's actions for a batch: ``(B, D)``, ``(B, A)`` -> int64 ``(B,)``."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.model_actions(np.asarray(observation)[None],
+                                      np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if overrides_act(self, ModelAgent):
+            return super().act_batch(observations, masks)
+        return self.model_actions(observations, masks)
+
+
 def overrides_act(agent: Agent, base: type[Agent]) -> bool:
     """Whether ``agent``'s class replaces ``base``'s ``act``: then ``base``'s batch fast path
     would play ``base``'s policy, not the subclass's, so batch play must go through ``act``."""

@@ -31,7 +31,7 @@ import numpy as np
 import yaml
 
 from hilo_env import games
-from hilo_env.agents.base import Agent, check_observations, overrides_act
+from hilo_env.agents.base import ModelAgent, check_observations
 from hilo_env.equation_hilo.rules import read_yaml_mapping
 from hilo_env.game_spec import GameSpec, load
 
@@ -135,7 +135,7 @@ def trained_rules_note(name: str, spec: GameSpec, trained: Any, asked: Any,
     return f"{name} plays under other rules than it was trained under ({fields})"
 
 
-class PPOAgent(Agent):
+class PPOAgent(ModelAgent):
     """Plays a saved MaskablePPO policy; the model loads, and is checked, when the agent is
     made.
 
@@ -305,14 +305,6 @@ class PPOAgent(Agent):
                              "in this state, or only beyond the actions it was trained with")
         return masks
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.model_actions(np.asarray(observation)[None],
-                                      np.asarray(action_mask)[None])[0])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if overrides_act(self, PPOAgent):  # a subclass's own act is its policy: play that
-            return super().act_batch(observations, masks)
-        return self.model_actions(observations, masks)
 
     def action_probabilities(self, observation: np.ndarray,
                              action_mask: np.ndarray) -> np.ndarray:

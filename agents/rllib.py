@@ -32,7 +32,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from hilo_env import games
-from hilo_env.agents.base import Agent, check_observations, overrides_act
+from hilo_env.agents.base import ModelAgent, check_observations
 from hilo_env.agents.ppo import trained_rules_note
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.observation import observation_size
@@ -141,7 +141,7 @@ def module_folder(path: str | Path) -> Path:
     return inside if inside.is_dir() else path
 
 
-class RLlibAgent(Agent):
+class RLlibAgent(ModelAgent):
     """Plays a saved :class:`MaskedPPOModule`; it loads, and is checked, when the agent is
     made. ``deterministic`` picks the most likely legal action; otherwise actions are sampled
     (seeded by ``seed``). A policy trained under other rules is refused (naming the fields)
@@ -184,15 +184,6 @@ class RLlibAgent(Agent):
             raise ValueError(f"agent {self.name!r}: the policy observes {space} and chooses "
                              f"among {self.module.action_space}, but these rules give "
                              f"observations of shape ({size},) and {actions} actions")
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.model_actions(np.asarray(observation)[None],
-                                      np.asarray(action_mask)[None])[0])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if overrides_act(self, RLlibAgent):  # a subclass's own act is its policy: play that
-            return super().act_batch(observations, masks)
-        return self.model_actions(observations, masks)
 
     def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's actions for a batch (what :meth:`act` and :meth:`act_batch` play)."""

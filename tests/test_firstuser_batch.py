@@ -128,4 +128,4 @@ def test_a_trained_models_subclass_is_played_by_its_act() -> None:
     model = PPOAgent(rules, SHIPPED_PPO)
     assert model.act_batch(observations, masks).tolist() == \
         [model.act(o, m) for o, m in zip(observations, masks, strict=True)]
-    assert JaxPolicyAgent.act is PPOAgent.act  # its act_batch is PPOAgent's fast path
+    assert JaxPolicyAgent.act is PPOAgent.act  # its act_batch is the fast path of ModelAgent
