@@ -59,6 +59,8 @@ SKIP = {
     "hilo train himilo_4p": "as lohi_2p, for Hi MiLo! (about 35 s)",
     "hilo train jax_smoke": "compiles the JAX trainer (about 50 s here); tests/test_jax_ppo.py "
                             "trains jax_smoke's sizes",
+    "hilo train jax_scratch": "as jax_standard: 65,536 decisions an iteration at [256, 256], "
+                              "after a compile of a minute or two",
     "hilo train jax_standard": "4,096 games a step: its one iteration at --total-timesteps 1000 "
                                "is 262,144 decisions, after a compile of a minute or two; "
                                "tests/test_jax_ppo.py trains backend jax at jax_smoke's sizes",
