@@ -56,3 +56,12 @@ def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
     assert "| caller | trapper (in sample) | -9.00 ± 1.00 | +20.00 ± 2.00 (0s) | not run |" in text
     assert "`caller` +20.00 ± 2.00 (exploitability >= +18.00)" in text  # the closing note
     assert (tmp_path / "strength.png").stat().st_size > 0
+    assert "*None found*" not in text
+    report.bounds["random"] = Bounds(gauntlet=("maniac", -50.0, 3.0), lbr=(30.0, 2.0),
+                                     response=(60.0, 1.0, 2_000))
+    report.bounds["caller"] = Bounds(gauntlet=("trapper", -9.0, 1.0), lbr=(20.0, 2.0),
+                                     response=(-0.3, 0.5, 2_000))
+    text = write(report, tmp_path / "strength.md", tmp_path / "strength.png").read_text()
+    assert "| +60.00 ± 1.00 (2,000 decisions) |" in text
+    assert "| -0.30 ± 0.50 (2,000 decisions, none found) |" in text
+    assert "*None found*: the RL response to caller does not beat it" in text  # said, once

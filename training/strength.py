@@ -353,9 +353,18 @@ def _bounds_section(report: Report) -> list[str]:
         tag = " (in sample)" if player in trained else ""
         lbr = f"{_cell(*b.lbr)} ({b.lbr_seconds:.0f}s)" if b.lbr else \
             "refused (no probabilities)"
-        response = (f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions)"
-                    if b.response else "not run")
+        response = "not run"
+        if b.response:
+            found = "" if b.response[0] - b.response[1] > 0 else ", none found"
+            response = f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions{found})"
         lines.append(f"| {name} | {player}{tag} | {_cell(mean, ci)} | {lbr} | {response} |")
+    none_found = [name for name, b in report.bounds.items()
+                  if b.response and b.response[0] - b.response[1] <= 0]
+    if none_found:
+        lines += ["", f"*None found*: the RL response to {', '.join(none_found)} does not beat "
+                      "it at this budget, so its bound is only exploitability >= 0. That says "
+                      "little: a fresh response finds nothing below about 1.5 M decisions even "
+                      "against agents a longer one beats."]
     return [*lines, "", "LBR plays 2-player tables only: the 3-6 player agents have no LBR "
                         "bound; their strength is the tables above.", ""]
 
