@@ -12,7 +12,8 @@ runners). The raw AEC env's steps per
 second with random legal actions, in this process, is the reference. Then the time from
 building the algorithm to the end of its first PPO iteration (the default rollout of the
 config, 4,096 decisions), whole iterations' decisions per second by the driver's torch
-threads (torch's default against ``learner_threads``), and Ray's start-up on its own.
+threads (torch's default against ``learner_threads``), as configured and with a cheaper
+update (one epoch of one minibatch), and Ray's start-up on its own.
 
     python bench/rllib.py                 # needs the rllib extra; about three minutes
 
@@ -138,6 +139,11 @@ def main() -> None:
     rates = training_rates(league, args.repeats)
     print(f"\nrllib_league train() decisions/s (1 runner, median of {args.repeats}), by the "
           "driver's torch threads: " + ", ".join(f"{k}: {v:,.0f}" for k, v in rates.items()))
+    cheap = league.__class__(**{**league.to_dict(), "n_epochs": 1,
+                                "batch_size": league.n_steps * league.num_envs})
+    rates = training_rates(cheap, args.repeats)
+    print(f"the same with a cheaper update (1 epoch, one minibatch of {cheap.batch_size:,}): "
+          + ", ".join(f"{k}: {v:,.0f}" for k, v in rates.items()))
     build, first = first_iteration_seconds(league)
     rollout = league.n_steps * league.num_envs
     print(f"\nfirst iteration of rllib_league (1 runner, {rollout:,} decisions): build "
