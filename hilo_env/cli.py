@@ -779,13 +779,18 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
     make(args.agent, rules, game=spec.name)  # an agent made for other rules says so now
     minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
         else args.minutes
-    budget = f"{minutes:g} minutes" if minutes is not None else f"{args.decisions:,} decisions"
+    if minutes is not None:
+        budget = f"{minutes:g} minutes in all, evaluations included"
+        evaluations = f"{args.evals} evaluations and one first to time them"
+    else:
+        budget = f"{args.decisions:,} decisions of learning"
+        evaluations = f"{args.evals} evaluations"
     start = f" from {args.start}" if args.start else ""
     rules_name = args.rules or spec.default_rules
     unit = f"{spec.score} per {spec.unit}"
-    print(f"training a best response to {args.agent}{start} for {budget} of learning "
-          f"({spec.title}, {rules_name} rules, {rules.num_players} players; {args.evals} "
-          f"evaluations of {hands:,} duplicate deals)", flush=True)
+    print(f"training a best response to {args.agent}{start} for {budget} ({spec.title}, "
+          f"{rules_name} rules, {rules.num_players} players; {evaluations} of {hands:,} "
+          "duplicate deals)", flush=True)
 
     def heard(point: Any) -> None:  # a training.exploit.CurvePoint
         print(f"[{point.decisions:,} decisions, {point.seconds / 60:.1f} min] {unit} "
