@@ -69,6 +69,8 @@ SKIP = {
                  "tests/test_jax_ppo.py runs hilo exploit's backend jax at jax_smoke's sizes",
     "hilo exploit ppo_standard --start ppo_standard --minutes 10 --seed 1 --backend jax "
     "--evals 2": "as the 800,000-decision response with --backend jax",
+    "hilo exploit ppo --start ppo --minutes 10 --seed 1 --backend jax --evals 2":
+        "as the 800,000-decision response with --backend jax",
 }
 """Documented commands not run here, with the reason."""
 XFAIL: dict[str, str] = {}
