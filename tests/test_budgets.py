@@ -16,6 +16,7 @@ from hilo_env.training.config import TrainConfig
 
 pytest.importorskip("sb3_contrib")
 
+from hilo_env.training import budget as run_budget
 from hilo_env.training import selfplay
 
 
@@ -33,7 +34,7 @@ def test_the_train_banner_says_the_decisions_trained(tmp_path, capsys):
 
 
 class FakeClock:
-    """``time`` for :mod:`training.selfplay`: a second passes at each reading, and an
+    """``time`` for :mod:`training.budget`: a second passes at each reading, and an
     evaluation takes ``evaluation`` seconds."""
 
     def __init__(self, evaluation: float) -> None:
@@ -52,7 +53,7 @@ class FakeClock:
 @pytest.mark.parametrize(("budget", "evaluation"), [(400.0, 30.0), (400.0, 150.0)])
 def test_a_time_budget_holds_the_evaluations(tmp_path, monkeypatch, budget, evaluation):
     clock = FakeClock(evaluation)
-    monkeypatch.setattr(selfplay, "time", SimpleNamespace(perf_counter=clock.perf_counter))
+    monkeypatch.setattr(run_budget, "time", SimpleNamespace(perf_counter=clock.perf_counter))
     monkeypatch.setattr(selfplay, "evaluate_model", clock.evaluate_model)
     config = TrainConfig.from_yaml("smoke", total_timesteps=10**9, output_dir=str(tmp_path),
                                    eval_every=0)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +48,7 @@ from hilo_env.envs.jax_learner import JaxLearnerEnv, LearnerState
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, Policy
 from hilo_env.equation_hilo.jax_batching import Shares, loop_where
 from hilo_env.training import jax_league
+from hilo_env.training.budget import RunClock
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.selfplay import evaluate_model, plot_learning_curve, score_name
 
@@ -401,8 +401,7 @@ def train(config: TrainConfig, progress: bool = True,
     """Train as ``config`` says (``backend: jax``); returns the path of the final policy.
     The arguments are :func:`training.selfplay.train`'s: ``on_eval(decisions, scores,
     seconds)`` hears each evaluation, ``seconds`` is the whole run's budget, evaluations
-    included (an evaluation before learning tells how long one takes),
-    ``eval_every_seconds`` evaluates on that clock too;
+    included (:mod:`training.budget`), ``eval_every_seconds`` evaluates on that clock too;
     ``progress`` prints a line per iteration."""
     # ---- 1. config, output folder, logging ----------------------------------------------------
     env = check_config(config)
@@ -424,28 +423,26 @@ def train(config: TrainConfig, progress: bool = True,
     def save(path: Path) -> Path:
         return save_policy(jax.device_get(learner.params), path, rules, config.game)
 
-    eval_time = longest = 0.0  # seconds spent evaluating, and the longest evaluation
+    clock = RunClock(seconds, eval_every_seconds)
 
     def evaluate(step: int) -> None:
-        nonlocal eval_time, longest
-        learned, began = time.perf_counter() - start - eval_time, time.perf_counter()
-        path = save(run_dir / "checkpoints" / "eval_model.npz")
-        scores = evaluate_model(path, rules, config.baselines, config.eval_hands, config.seed,
-                                prefix=JAX_PREFIX)
-        with open(evals_path, "a", newline="") as f:
-            writer = csv.writer(f)
-            for name, (mean, ci) in scores.items():
-                writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
-        logs.record(step, {f"eval/{name}_{score}": mean for name, (mean, _) in scores.items()}
-                    | {f"eval/{name}_ci95": ci for name, (_, ci) in scores.items()})
-        if on_eval is not None:
-            on_eval(step, scores, learned)
-        took = time.perf_counter() - began
-        eval_time, longest = eval_time + took, max(longest, took)
+        with clock.evaluation() as learned:
+            path = save(run_dir / "checkpoints" / "eval_model.npz")
+            scores = evaluate_model(path, rules, config.baselines, config.eval_hands,
+                                    config.seed, prefix=JAX_PREFIX)
+            with open(evals_path, "a", newline="") as f:
+                writer = csv.writer(f)
+                for name, (mean, ci) in scores.items():
+                    writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
+            logs.record(step,
+                        {f"eval/{name}_{score}": mean for name, (mean, _) in scores.items()}
+                        | {f"eval/{name}_ci95": ci for name, (_, ci) in scores.items()})
+            if on_eval is not None:
+                on_eval(step, scores, learned)
 
     # ---- 3. learn: iterations, snapshots, checkpoints, evaluations ----------------------------
-    start = time.perf_counter()
-    done, ticks = 0, 0.0
+    clock.start()
+    done = 0
     try:
         if seconds is not None:  # the curve's first point, and how long an evaluation takes
             evaluate(0)
@@ -453,10 +450,10 @@ def train(config: TrainConfig, progress: bool = True,
             learner, metrics = iteration(learner, league)
             metrics = {f"train/{k}": float(v) for k, v in jax.device_get(metrics).items()}
             before, done = done, done + int(metrics.pop("train/decisions"))
-            clock = time.perf_counter() - start - eval_time
-            logs.iteration(done, metrics | {"time/decisions_per_second": done / clock})
+            learned = clock.learning()
+            logs.iteration(done, metrics | {"time/decisions_per_second": done / learned})
             if progress:
-                print(f"[{done:,} decisions, {clock:.0f}s] reward per episode "
+                print(f"[{done:,} decisions, {learned:.0f}s] reward per episode "
                       f"{metrics['train/reward_per_episode']:+.3f}, entropy "
                       f"{metrics['train/entropy']:.3f}", flush=True)
 
@@ -466,19 +463,16 @@ def train(config: TrainConfig, progress: bool = True,
                 league = stacked(pool, snapshots)
             if crossed(config.checkpoint_every, before, done):
                 save(run_dir / "checkpoints" / f"model_{done}.npz")
-            wall = time.perf_counter() - start
-            on_clock = bool(eval_every_seconds) and wall // eval_every_seconds > ticks
-            if on_clock:
-                ticks = wall // eval_every_seconds
-            if seconds is not None and wall + longest >= seconds:  # the last evaluation fits
+            on_clock = clock.due()
+            if not clock.fits(1):  # the last evaluation must still fit
                 break
             last = done >= config.total_timesteps  # its evaluation comes after
-            if (crossed(config.eval_every, before, done) or on_clock) and not last and (
-                    seconds is None or time.perf_counter() - start + 2 * longest < seconds):
+            if (crossed(config.eval_every, before, done) or on_clock) and not last and \
+                    clock.fits(2):
                 evaluate(done)
         # ---- 4. save, a last evaluation, the learning curve -------------------------------------
         final = save(run_dir / "model.npz")
-        logs.record(done, {"time/train_seconds": time.perf_counter() - start - eval_time})
+        logs.record(done, {"time/train_seconds": clock.learning()})
         evaluate(done)
     finally:
         logs.close()

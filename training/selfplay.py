@@ -19,10 +19,8 @@ env's games (:func:`learner_env`). Reads top to bottom, like CleanRL's scripts.
 With ``imitate``, the learner first copies a registered agent's play (``training.imitation``).
 
 ``train(..., seconds=S)`` ends within about ``S`` seconds, evaluations included, as ``hilo
-exploit --minutes`` asks: it evaluates once before learning (the curve's first point, and how
-long an evaluation takes), skips an evaluation that would leave no room for the last, and
-stops learning while the last still fits (judged by the longest so far); ``eval_every_seconds``
-evaluates on the same clock.
+exploit --minutes`` asks (:mod:`training.budget`); ``eval_every_seconds`` evaluates on the same
+clock.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -46,6 +43,7 @@ from hilo_env.envs.sb3 import make_sb3_vec_env
 from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo.rules import DECK_FIELDS, RuleSet
 from hilo_env.game_spec import GameSpec
+from hilo_env.training.budget import RunClock
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
 
@@ -321,39 +319,26 @@ def train(config: TrainConfig, progress: bool = True,
             logger.record(f"imitation/{key}", value)
         logger.dump(0)
     evals_path = run_dir / "evaluations.csv"
-    eval_time = [0.0, 0.0]  # seconds spent evaluating (left out of the learning clock), longest
-
-    def learning_seconds() -> float:
-        return time.perf_counter() - start - eval_time[0]
-
-    def fits(evaluations: int) -> bool:
-        """Whether ``evaluations`` more evaluations, as long as the longest so far, fit in the
-        time budget (always, without one)."""
-        return seconds is None or time.perf_counter() - start + evaluations * eval_time[1] \
-            < seconds
+    clock = RunClock(seconds, eval_every_seconds)
 
     def evaluate(step: int) -> None:
-        learned, began = learning_seconds(), time.perf_counter()
-        path = run_dir / "checkpoints" / "eval_model.zip"
-        save_model(model, path, rules, config.game)
-        scores = evaluate_model(path, unshaped(rules, spec), config.baselines,
-                                config.eval_hands, config.seed, config.game)
-        with open(evals_path, "a", newline="") as f:
-            writer = csv.writer(f)
-            for name, (mean, ci) in scores.items():
-                logger.record(f"eval/{name}_{score}", mean)
-                logger.record(f"eval/{name}_ci95", ci)
-                writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
-        logger.dump(step)
-        if on_eval is not None:
-            on_eval(step, scores, learned)
-        took = time.perf_counter() - began
-        eval_time[0], eval_time[1] = eval_time[0] + took, max(eval_time[1], took)
+        with clock.evaluation() as learned:
+            path = run_dir / "checkpoints" / "eval_model.zip"
+            save_model(model, path, rules, config.game)
+            scores = evaluate_model(path, unshaped(rules, spec), config.baselines,
+                                    config.eval_hands, config.seed, config.game)
+            with open(evals_path, "a", newline="") as f:
+                writer = csv.writer(f)
+                for name, (mean, ci) in scores.items():
+                    logger.record(f"eval/{name}_{score}", mean)
+                    logger.record(f"eval/{name}_ci95", ci)
+                    writer.writerow([step, name, f"{mean:.4f}", f"{ci:.4f}"])
+            logger.dump(step)
+            if on_eval is not None:
+                on_eval(step, scores, learned)
 
     class Schedule(BaseCallback):
         """Snapshots into the pool, evaluations and checkpoints, on their decision counts."""
-
-        ticks = 0.0  # evaluations on the clock so far
 
         def _on_training_start(self) -> None:
             hparams = {k: str(v) if isinstance(v, list | dict) else v
@@ -374,19 +359,16 @@ def train(config: TrainConfig, progress: bool = True,
             if crossed(config.checkpoint_every):
                 save_model(self.model, run_dir / "checkpoints" / f"model_{now}.zip", rules,
                            config.game)
-            clock = time.perf_counter() - start
-            on_clock = bool(eval_every_seconds) and clock // eval_every_seconds > self.ticks
-            if on_clock:
-                self.ticks = clock // eval_every_seconds
+            on_clock = clock.due()
             last = now >= config.total_timesteps  # its evaluation comes after
-            if (crossed(config.eval_every) or on_clock) and not last and fits(2):
+            if (crossed(config.eval_every) or on_clock) and not last and clock.fits(2):
                 evaluate(now)
-            return fits(1)  # else SB3 stops (its rollout under way is dropped)
+            return clock.fits(1)  # else SB3 stops (its rollout under way is dropped)
 
     # ---- 3. learn, save, and a last evaluation --------------------------------------------------
     with open(evals_path, "w", newline="") as f:
         csv.writer(f).writerow(["timesteps", "opponent", score, "ci95"])
-    start = time.perf_counter()
+    clock.start()
     if seconds is not None:
         evaluate(0)
     try:
@@ -398,7 +380,7 @@ def train(config: TrainConfig, progress: bool = True,
     torch.set_num_threads(config.torch_threads)
     final = run_dir / "model.zip"
     save_model(model, final, rules, config.game)
-    logger.record("time/train_seconds", learning_seconds())
+    logger.record("time/train_seconds", clock.learning())
     evaluate(model.num_timesteps)
     plot_learning_curve(evals_path, run_dir / "learning_curve.png",
                         **({"title": curve_title} if curve_title else {}))
