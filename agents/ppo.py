@@ -10,7 +10,8 @@ lo-hi's ``round_reward``, Hi MiLo!'s ``shaping``) may differ: a model trained on
 plays the unshaped game. Fields that set only a match's length (the spec's ``match_fields``:
 Equation Hi-Lo's ``hands_per_episode``) may differ too: a model trained on one-hand matches
 plays each hand of a three-hand match, with a note (:attr:`Agent.rules_note`; what it costs is
-measured in docs/agents.md). A model without the file is checked by its spaces alone.
+measured in docs/benchmarks.md, "Longer matches"). A model without the file is checked by
+its spaces alone.
 
 For games whose spec names an ``observation_layout`` (Equation Hi-Lo, lo-hi), a model also
 keeps the observation slices it reads, ``model.observation.yaml`` (the layout's names, in
@@ -304,7 +305,6 @@ class PPOAgent(ModelAgent):
             raise ValueError("an action mask allows no action the model knows: nobody may act "
                              "in this state, or only beyond the actions it was trained with")
         return masks
-
 
     def action_probabilities(self, observation: np.ndarray,
                              action_mask: np.ndarray) -> np.ndarray:

@@ -347,6 +347,7 @@ def _bounds_section(report: Report) -> list[str]:
              "agent: out of sample. *RL response*: a fresh MaskablePPO response's winnings.", "",
              "| agent | best gauntlet player | agent's score vs it | LBR bound | RL response |",
              "|---|---|---|---|---|"]
+    none_found = []
     for name, b in report.bounds.items():
         trained = report.trained.get(trained_key(games.DEFAULT, name, 2), [])
         player, mean, ci = b.gauntlet
@@ -355,11 +356,12 @@ def _bounds_section(report: Report) -> list[str]:
             "refused (no probabilities)"
         response = "not run"
         if b.response:
-            found = "" if b.response[0] - b.response[1] > 0 else ", none found"
-            response = f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions{found})"
+            found = b.response[0] - b.response[1] > 0
+            if not found:
+                none_found.append(name)
+            response = (f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions"
+                        f"{'' if found else ', none found'})")
         lines.append(f"| {name} | {player}{tag} | {_cell(mean, ci)} | {lbr} | {response} |")
-    none_found = [name for name, b in report.bounds.items()
-                  if b.response and b.response[0] - b.response[1] <= 0]
     if none_found:
         lines += ["", f"*None found*: the RL response to {', '.join(none_found)} does not beat "
                       "it at this budget, so its bound is only exploitability >= 0. That says "
