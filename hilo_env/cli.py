@@ -301,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=("response", "lbr"), default="response",
                    help="response: a trained best response (the default); lbr: a local "
                         "best response from the agent's action probabilities (Equation "
-                        "Hi-Lo, 2 players; no training, --hands duplicate deals)")
+                        "Hi-Lo, any --players: LBR in one seat, the agent in the others; no "
+                        "training, --hands duplicate deals)")
     p.add_argument("--backend", choices=("sb3", "jax"), default="sb3",
                    help="sb3: MaskablePPO (the default); jax: PPO in JAX on the JAX backend "
                         "(Equation Hi-Lo, an agent with a jitted form: random, caller, the "

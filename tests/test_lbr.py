@@ -8,15 +8,24 @@ import pytest
 
 from hilo_env import agents, raw_env
 from hilo_env.agents.base import Agent, NoProbabilities
+from hilo_env.agents.table_view import read_observation
+from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask, layout
 from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.training.evaluate import deal_rng
-from hilo_env.training.lbr import LBR, counterfactual_observations, lbr_match
+from hilo_env.training.lbr import (
+    LBR,
+    TableLBR,
+    counterfactual_observations,
+    lbr_match,
+    local_best_response,
+)
 
 TINY = RuleSet.preset("tiny")
 STANDARD = RuleSet.preset("standard")
+THREE = STANDARD.replace(num_players=3)
 
 
 class Coin(Agent):
@@ -123,3 +132,129 @@ def test_hilo_exploit_method_lbr_prints_the_bound(capsys: pytest.CaptureFixture)
     assert "Local best response (LBR) to caller" in capsys.readouterr().out
     assert main(["exploit", "random", "--game", "lohi", "--method", "lbr"]) != 0
     assert "plays Equation Hi-Lo, not lo-hi" in capsys.readouterr().err
+
+
+class HighRaiser(Agent):
+    """Deterministic, and its bets tell its hidden card: it raises by one chip with a hidden
+    value of 8 or more where it may, else checks or calls; declares High with 5 or more."""
+
+    name = "high_raiser"
+    deterministic = True
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        hidden = int(np.flatnonzero(observation[layout(self.rules)["hidden"]])[0])
+        value = hidden // cards.NUM_SUITS
+        if action_mask[A.DECLARE_LOW]:
+            return A.DECLARE_HIGH if value >= 5 else A.DECLARE_LOW
+        if not action_mask[A.CHECK] and not action_mask[A.CALL]:  # a × discard
+            return int(np.flatnonzero(action_mask)[0])
+        raises = np.flatnonzero(action_mask[A.FIRST_RAISE:])
+        if value >= 8 and raises.size:
+            return A.FIRST_RAISE + int(raises[0])
+        return A.CHECK if action_mask[A.CHECK] else A.CALL
+
+
+class Recording(TableLBR):
+    """TableLBR that keeps, at each of its decisions, the game and its opponents' beliefs."""
+
+    def __init__(self, agent: Agent, rules: RuleSet) -> None:
+        super().__init__(agent, rules)
+        self.seen: list[tuple[Game, int, np.ndarray]] = []
+
+    def act_at_table(self, game: Game, seat: int, observation: np.ndarray, mask: np.ndarray,
+                     likelihood: np.ndarray, rng: np.random.Generator) -> int:
+        self.seen.append((game.clone(), seat, likelihood.copy()))
+        return super().act_at_table(game, seat, observation, mask, likelihood, rng)
+
+
+def test_the_local_best_response_of_a_table_is_table_lbr_from_3_players() -> None:
+    assert type(local_best_response(agents.make("caller", STANDARD), STANDARD)) is LBR
+    for n in (3, 6):
+        rules = STANDARD.replace(num_players=n)
+        assert type(local_best_response(agents.make("caller", rules), rules)) is TableLBR
+    with pytest.raises(ValueError, match="3 or more players, not 2"):
+        TableLBR(agents.make("caller", STANDARD), STANDARD)
+    with pytest.raises(ValueError, match="LBR cannot respond to agent 'heuristic'"):
+        TableLBR(agents.make("heuristic", THREE), THREE)
+
+
+def test_table_lbr_beats_random_and_caller_by_far_at_3_players() -> None:
+    for name in ("random", "caller"):
+        result = lbr_match(name, THREE, deals=20, seed=2)
+        mean, ci = result.score(0)
+        assert result.names == ("lbr", name, name) and result.hands == 60
+        assert mean - ci > 10.0, (name, mean, ci)
+        # every chip LBR wins comes from the agent's seats or the house
+        assert result.per_deal.sum(axis=1).mean() == pytest.approx(-result.house)
+
+
+def test_table_lbr_belief_keeps_the_true_card_and_drops_what_the_bets_rule_out() -> None:
+    """Against an agent whose raises tell its card, each opponent's belief is zero on every
+    card LBR sees and on every card the agent's actions rule out, positive on its true card,
+    and normalised once it has acted."""
+    responder = Recording(HighRaiser(THREE), THREE)
+    for deal in range(10):
+        for seat in range(3):
+            responder.play_hand(Game(THREE, deal_rng(4, deal)), seat,
+                                np.random.default_rng(deal))
+    assert len(responder.seen) > 20
+    ruled_out = 0
+    for game, seat, likelihood in responder.seen:
+        seen = [game.hidden[seat], *(c for up in game.up for c in up)]
+        for opp in (s for s in range(3) if s != seat):
+            row = likelihood[opp]
+            assert row[game.hidden[opp]] > 0.0
+            assert row[[c for c in seen if cards.is_number(c)]].sum() == 0.0
+            values = np.flatnonzero(row) // cards.NUM_SUITS
+            if game.phase != Phase.BET or game.round != 0 or not game.acted[opp]:
+                continue  # it has not bet yet
+            if game.round_raises[0][opp] > 0:
+                assert values.min() >= 8
+            elif game.highest_wager < game.cap:  # it could have raised
+                assert values.max() < 8
+                assert row.sum() == pytest.approx(1.0)
+                ruled_out += 1
+    assert ruled_out > 0
+
+
+def test_table_lbr_decides_from_its_seats_view_alone() -> None:
+    """Other hidden cards for the opponents (and so another deck), the same observation for
+    LBR: the same values for every action, to the last bit."""
+    responder = TableLBR(agents.make("random", THREE), THREE)
+    checked = 0
+    for deal in range(8):
+        game = Game(THREE, deal_rng(6, deal))
+        while game.current_player != 0 or game.phase != Phase.BET:
+            game.step(A.CHECK if action_mask(game)[A.CHECK] else
+                      int(np.flatnonzero(action_mask(game))[0]))
+        other = game.clone()
+        spare = [i for i, c in enumerate(other.deck) if cards.is_number(c)][:2]
+        for opp, at in zip((1, 2), spare, strict=True):
+            other.hidden[opp], other.deck[at] = other.deck[at], other.hidden[opp]
+        encoder = Encoder(THREE)
+        observation = encoder.encode(game, 0)
+        np.testing.assert_array_equal(observation, encoder.encode(other, 0))
+        likelihood = np.zeros((3, cards.DECK_SIZE))
+        likelihood[1:, :cards.NUM_NUMBER_CARDS] = np.random.default_rng(deal).random(
+            (2, cards.NUM_NUMBER_CARDS))
+        likelihood[:, [game.hidden[0], *(c for up in game.up for c in up)]] = 0.0
+        view = read_observation(observation, THREE)  # as act_at_table reads it
+        values = []
+        for table in (game, other):
+            worlds = responder.draw_worlds(view, [1, 2], likelihood[[1, 2]], 64,
+                                           np.random.default_rng(deal))
+            values.append(responder.bet_values(table, [1, 2], view, action_mask(table),
+                                               likelihood, worlds))
+        assert values[0] == values[1] and len(values[0]) > 1
+        checked += 1
+    assert checked == 8
+
+
+def test_hilo_exploit_method_lbr_plays_larger_tables(capsys: pytest.CaptureFixture) -> None:
+    from hilo_env.cli import main
+
+    assert main(["exploit", "caller", "--method", "lbr", "--players", "3", "--hands", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "LBR) to caller at 3 players (LBR in one seat, caller in the other 2)" in out
+    assert main(["exploit", "heuristic", "--method", "lbr", "--players", "4"]) != 0
+    assert "LBR cannot respond to agent 'heuristic'" in capsys.readouterr().err
