@@ -354,7 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gauntlet-deals", type=int, default=500,
                    help="duplicate deals of each gauntlet match (default: %(default)s)")
     p.add_argument("--lbr-deals", type=int, default=1_000,
-                   help="duplicate deals of each LBR match (default: %(default)s)")
+                   help="duplicate deals of each LBR match, at 2 players and at each larger "
+                        "table (default: %(default)s)")
     p.add_argument("--response-decisions", type=int, default=0,
                    help="decisions of an RL best response to each agent (needs the train "
                         "extra; default 0: left out)")

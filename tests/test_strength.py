@@ -13,8 +13,10 @@ from hilo_env.training.strength import (
     Bounds,
     Budget,
     Report,
+    TableBound,
     head_to_head,
     seated_agents,
+    table_bound,
     trained_against,
     trained_key,
     write,
@@ -65,3 +67,30 @@ def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
     assert "| +60.00 ± 1.00 (2,000 decisions) |" in text
     assert "| -0.30 ± 0.50 (2,000 decisions, none found) |" in text
     assert "*None found*: the RL response to caller does not beat it" in text  # said, once
+
+
+def test_larger_tables_get_an_lbr_bound_or_say_why_not() -> None:
+    three = games.get("hilo").rules(None, 3)
+    refused = table_bound("heuristic", three, Budget(lbr_deals=2))
+    assert refused == TableBound(3, "heuristic")  # nothing played
+    measured = table_bound("caller", three, Budget(lbr_deals=2))
+    assert (measured.players, measured.agent, measured.deals) == (3, "caller", 2)
+    assert measured.lbr is not None and measured.lbr[0] > 0
+
+
+def test_the_page_shows_the_larger_tables_lbr_bounds(tmp_path: Path) -> None:
+    result = tournament(["random", "caller"], STANDARD, 2, seed=1, progress=False,
+                        rules_name="standard, 2 players")
+    report = Report(budget=Budget(deals=2), tournaments=[result], command="hilo strength")
+    report.bounds = {"caller": Bounds(gauntlet=("trapper", -9.0, 1.0), lbr=(20.0, 2.0))}
+    report.table_bounds = [TableBound(3, "heuristic"),
+                           TableBound(3, "ppo", (4.0, 1.5), 10_000, 300.0),
+                           TableBound(6, "ppo", (1.0, 2.0), 10_000, 1_200.0)]
+    text = write(report, tmp_path / "strength.md", tmp_path / "strength.png").read_text()
+    assert "## Equation Hi-Lo, standard rules, 3-6 players: LBR bounds" in text
+    assert "| 3 | ppo | +4.00 ± 1.50 | exploitability >= +2.50 | 10,000 | 5.0 min |" in text
+    assert "| 6 | ppo | +1.00 ± 2.00 | no exploit found by LBR" in text
+    assert "| 3 | heuristic | refused (no probabilities" in text
+    closing = text[text.index("## Closing note"):]
+    assert "`ppo` at 3 players +4.00 ± 1.50 (exploitability >= +2.50)" in closing
+    assert "LBR refuses `heuristic` there" in closing

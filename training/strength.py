@@ -16,6 +16,9 @@ players each agent also gets
 * with ``response_decisions``, the RL best response's bound (:func:`training.exploit.exploit`,
   fresh weights, seed :data:`RESPONSE_SEED`, a seed no shipped run used);
 
+at each larger Equation Hi-Lo table the agents of :data:`TABLE_LBR_AGENTS` get their LBR bound
+there (LBR in one seat, the agent in every other: :class:`training.lbr.TableLBR`);
+
 and on ``tiny`` the exact NashConv (:func:`envs.openspiel_policy.exact_exploitability`, with
 the ``openspiel`` extra) beside LBR's bound. Each trained model's training opponents are read
 from its config (:func:`trained_against`). Budgets are duplicate deals and decisions, never
@@ -48,6 +51,10 @@ from hilo_env.training.evaluate import TournamentResult, tournament
 RESPONSE_SEED = 7
 """The RL best response's seed: no shipped model's training or response used it."""
 SHIPPED = "ppo"
+TABLE_LBR_AGENTS = ("heuristic", "ppo")
+"""The agents whose LBR bound each larger Equation Hi-Lo table measures: the shipped model
+trained for that size, and the heuristic, which LBR refuses there (it draws its field of
+opponents at random, so it cannot say its action probabilities): the page says so."""
 """The agent name whose model files decide the table sizes of a game."""
 DOC, PLOT = Path("docs/strength.md"), Path("docs/strength.png")
 
@@ -61,7 +68,7 @@ class Budget:
     gauntlet_deals: int = 500
     """Duplicate deals of each gauntlet match (Equation Hi-Lo, 2 players)."""
     lbr_deals: int = 1_000
-    """Duplicate deals of each LBR match (Equation Hi-Lo standard and tiny, 2 players)."""
+    """Duplicate deals of each LBR match (Equation Hi-Lo: standard at every table size, tiny)."""
     response_decisions: int = 0
     """Decisions of each RL best response; 0 leaves the RL bound out."""
     seed: int = 0
@@ -80,6 +87,19 @@ class Bounds:
 
 
 @dataclass
+class TableBound:
+    """One agent's LBR bound at a larger Equation Hi-Lo table: LBR in one seat, the agent in
+    every other, seats rotated."""
+
+    players: int
+    agent: str
+    lbr: tuple[float, float] | None = None
+    """LBR's chips per hand and its CI; None where LBR refuses the agent."""
+    deals: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
 class Report:
     """Everything ``docs/strength.md`` shows."""
 
@@ -88,6 +108,8 @@ class Report:
     bounds: dict[str, Bounds] = field(default_factory=dict)
     tiny: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     """Agent -> (exact NashConv, LBR's chips per hand on tiny, CI)."""
+    table_bounds: list[TableBound] = field(default_factory=list)
+    """The LBR bounds at 3 or more players (:data:`TABLE_LBR_AGENTS`)."""
     notes: list[str] = field(default_factory=list)
     trained: dict[str, list[str]] = field(default_factory=dict)
     """Model agent (``game/name``) -> its training config's opponents."""
@@ -194,6 +216,12 @@ def build(budget: Budget, on_step: Callable[[str], None] | None = None,
     standard = hilo.rules(None, 2)
     for name in seated_agents(games.DEFAULT, standard):
         report.bounds[name] = _bounds(name, standard, budget, say)
+    for n in table_sizes(games.DEFAULT):
+        if n > 2:
+            rules = hilo.rules(None, n)
+            report.table_bounds += [table_bound(name, rules, budget, say)
+                                    for name in seated_agents(games.DEFAULT, rules)
+                                    if name in TABLE_LBR_AGENTS]
     _tiny(report, budget, say)
     report.seconds = time.perf_counter() - start
     return report
@@ -221,6 +249,20 @@ def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -
                            output_dir="runs/strength")
         out.response = (response.bound.mean, response.bound.ci, response.bound.decisions)
     return out
+
+
+def table_bound(name: str, rules: Any, budget: Budget,
+                say: Callable[[str], None] = lambda text: None) -> TableBound:
+    """``name``'s LBR bound at a table of ``rules`` (3 or more players), ``budget.lbr_deals``
+    duplicate deals; none where LBR refuses the agent."""
+    from hilo_env.training.lbr import gives_probabilities, lbr_match
+
+    n = rules.num_players
+    if not gives_probabilities(agents.make(name, rules, seed=0)):
+        return TableBound(n, name)
+    say(f"LBR against {name}, {n} players")
+    match = lbr_match(name, rules, budget.lbr_deals, budget.seed)
+    return TableBound(n, name, match.score(0), match.deals, match.seconds)
 
 
 def _tiny(report: Report, budget: Budget, say: Callable[[str], None]) -> None:
@@ -286,6 +328,7 @@ def markdown(report: Report) -> str:
     for result in report.tournaments:
         lines += _tournament_section(result)
     lines += _bounds_section(report)
+    lines += _table_bounds_section(report)
     lines += _tiny_section(report)
     lines += _trained_section(report)
     lines += _closing_section(report)
@@ -367,8 +410,40 @@ def _bounds_section(report: Report) -> list[str]:
                       "it at this budget, so its bound is only exploitability >= 0. That says "
                       "little: a fresh response finds nothing below about 1.5 M decisions even "
                       "against agents a longer one beats."]
-    return [*lines, "", "LBR plays 2-player tables only: the 3-6 player agents have no LBR "
-                        "bound; their strength is the tables above.", ""]
+    if report.table_bounds:
+        return [*lines, "", "The larger tables' agents: their LBR bounds in the next section.",
+                ""]
+    return [*lines, ""]
+
+
+def _verdict(mean: float, ci: float) -> str:
+    """The bound an LBR result gives: its CI's low end, or none found."""
+    return (f"exploitability >= {mean - ci:+.2f}" if mean - ci > 0 else
+            "no exploit found by LBR (the bound is only >= 0)")
+
+
+def _table_bounds_section(report: Report) -> list[str]:
+    if not report.table_bounds:
+        return []
+    sizes = sorted({b.players for b in report.table_bounds})
+    lines = [f"## Equation Hi-Lo, standard rules, {sizes[0]}-{sizes[-1]} players: LBR bounds",
+             "",
+             "LBR in one seat and the agent in every other, seats rotated "
+             "(`hilo exploit AGENT --method lbr --players N`): what one deviating seat wins "
+             "per hand against N - 1 copies of the agent. Less its 95% CI it bounds the "
+             "agent's one-seat exploitability from below (the agent's own table gives each "
+             "seat at most 0, the house's odd chips aside). LBR trains nothing: out of "
+             "sample.", "",
+             "| players | agent | LBR bound | bound | deals | time |",
+             "|---|---|---|---|---|---|"]
+    for b in report.table_bounds:
+        if b.lbr is None:
+            lines.append(f"| {b.players} | {b.agent} | refused (no probabilities: it draws "
+                         "its field at random) | | | |")
+            continue
+        lines.append(f"| {b.players} | {b.agent} | {_cell(*b.lbr)} | {_verdict(*b.lbr)} | "
+                     f"{b.deals:,} | {b.seconds / 60:.1f} min |")
+    return [*lines, ""]
 
 
 def _tiny_section(report: Report) -> list[str]:
@@ -396,18 +471,14 @@ def _trained_section(report: Report) -> list[str]:
 
 
 def _closing_section(report: Report) -> list[str]:
-    """The bounds the issue asks for in one paragraph: LBR's on the 2-player agents, and
-    what stands for one at larger tables."""
+    """The bounds in one paragraph: LBR's on the 2-player agents, then at larger tables."""
     if not report.bounds:
         return []
     said = []
     for name, b in report.bounds.items():
         if b.lbr is None:
             continue
-        mean, ci = b.lbr
-        verdict = (f"exploitability >= {mean - ci:+.2f}" if mean - ci > 0 else
-                   "no exploit found by LBR (the bound is only >= 0)")
-        said.append(f"`{name}` {_cell(mean, ci)} ({verdict})")
+        said.append(f"`{name}` {_cell(*b.lbr)} ({_verdict(*b.lbr)})")
     big = sorted({len(r.tables[0].names) for r in report.tournaments
                   if r.spec.name == games.DEFAULT} - {2})
     text = (f"LBR bounds, chips per hand, standard rules, 2 players, "
@@ -415,10 +486,21 @@ def _closing_section(report: Report) -> list[str]:
             "look-ahead assumes both players check or call to the end, so an agent that "
             "punishes passivity can hold it to a small bound while a trained response still "
             "wins more: a bound near zero is not a proof of strength.")
-    if big:
+    tables = [f"`{b.agent}` at {b.players} players {_cell(*b.lbr)} ({_verdict(*b.lbr)})"
+              for b in report.table_bounds if b.lbr is not None]
+    if tables:
+        deals = sorted({b.deals for b in report.table_bounds if b.lbr is not None})
+        text += (" At larger tables, LBR in one seat against the agent in all the others, "
+                 f"{', '.join(f'{d:,}' for d in deals)} duplicate deals each: "
+                 + "; ".join(tables) + ".")
+        refused = sorted({b.agent for b in report.table_bounds if b.lbr is None})
+        if refused:
+            text += (f" LBR refuses {', '.join(f'`{r}`' for r in refused)} there: it draws "
+                     "its field at random, so it cannot say its action probabilities.")
+    elif big:
         text += (f" The larger tables' agents (`ppo` at {', '.join(map(str, big))} players) "
-                 "have no LBR bound (LBR is written for 2 players); their evidence is the "
-                 "multi-player tables above.")
+                 "have no LBR bound in this run; their evidence is the multi-player tables "
+                 "above.")
     return ["## Closing note", "", text, ""]
 
 
