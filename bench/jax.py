@@ -194,15 +194,16 @@ def main() -> None:
                         help="run the rows once per set of batching-rule shares (the "
                              "batch's divisors: jax_backend.ADVANCE_SHARE, "
                              "jax_chance.COMPACT_SHARE and DEAL_SHARE, "
-                             "jax_learner.OPPONENT_SHARE, jax_backend.SHOWDOWN_SHARE) "
-                             "instead of the platform's own")
+                             "jax_learner.OPPONENT_SHARE, jax_backend.SHOWDOWN_SHARE; 0 "
+                             "turns the whole batch, the rule off) instead of the "
+                             "platform's own")
     args = parser.parse_args()
     try:
         shares = [tuple(int(x) for x in pair.split("/")) for pair in args.shares]
-        if any(len(divisors) != len(SHARED) or min(divisors) < 1 for divisors in shares):
+        if any(len(divisors) != len(SHARED) or min(divisors) < 0 for divisors in shares):
             raise ValueError
     except ValueError:
-        parser.error(f"--shares takes {len(SHARED)} positive integers as {SHARE_NAMES}, "
+        parser.error(f"--shares takes {len(SHARED)} integers (0: the rule off) as {SHARE_NAMES}, "
                      f"not {' '.join(args.shares)}")
     solver.build_tables()
     print("Equation Hi-Lo, random legal play, standard rules (2 players, 100 chips); agent "
@@ -217,9 +218,10 @@ def main() -> None:
         if divisors is not None:
             for rule, share in zip(SHARED, divisors, strict=True):
                 rule.update(dict.fromkeys(rule, share))
-            print("shares: deal loop 1/{} of the batch per turn, reshuffles 1/{} of the deal "
-                  "loop's, new decks 1/{} of the batch, opponents' turns 1/{} of the batch, "
-                  "showdowns 1/{} of the batch".format(*divisors))
+            parts = [f"1/{d}" if d else "off (all)" for d in divisors]
+            print("shares: deal loop {} of the batch per turn, reshuffles {} of the deal "
+                  "loop's, new decks {} of the batch, opponents' turns {} of the batch, "
+                  "showdowns {} of the batch".format(*parts))
         table(args, env, leduc)
 
 

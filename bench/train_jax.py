@@ -9,6 +9,8 @@ loops, on one config (network, games, rollout, epochs, minibatches), side by sid
 |                | (``bench/train.py``'s ``overlap``)                                      |
 | ``jax``        | one jitted program per iteration on the JAX backend (whatever device     |
 |                | ``jax`` finds: the CPU here, a GPU where its plugin is installed)       |
+| ``jax plain``  | the same program with every batching rule off (each loop a batched      |
+|                | ``while_loop``, the snapshot's turns a select): what the rules earn     |
 
 Every variant plays the config's baselines, which must have a jitted form (default:
 ``random``), with ``--snapshots`` frozen copies of the untrained learner in the league. Each
@@ -43,12 +45,18 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 import jax  # noqa: E402
 
+from hilo_env.envs import jax_learner  # noqa: E402
+from hilo_env.equation_hilo import jax_backend, jax_chance  # noqa: E402
+from hilo_env.training import jax_ppo  # noqa: E402
 from hilo_env.training.config import TrainConfig  # noqa: E402
 from hilo_env.training.jax_ppo import check_config, make_learner, stacked  # noqa: E402
 
-VARIANTS = ("sb3", "sb3 overlap", "jax")
+VARIANTS = ("sb3", "sb3 overlap", "jax", "jax plain")
 SB3_VARIANTS = {"sb3": "unchecked", "sb3 overlap": "overlap"}
 """Each SB3 variant's name in ``bench/train.py``."""
+RULES = (jax_backend.ADVANCE_SHARE, jax_backend.SHOWDOWN_SHARE, jax_chance.COMPACT_SHARE,
+         jax_chance.DEAL_SHARE, jax_learner.OPPONENT_SHARE, jax_ppo.SNAPSHOT_SHARE)
+"""Every batching rule's shares, which ``jax plain`` sets to 0 while it compiles."""
 
 
 def sb3_bench() -> Any:
@@ -60,11 +68,23 @@ def sb3_bench() -> Any:
 
 
 class JaxRun:
-    """The JAX trainer's iteration, timed a few iterations at a time."""
+    """The JAX trainer's iteration, timed a few iterations at a time; ``plain``: compiled
+    with every batching rule off."""
 
-    variant = "jax"
+    def __init__(self, config: TrainConfig, snapshots: int, plain: bool = False) -> None:
+        self.variant = "jax plain" if plain else "jax"
+        saved = [dict(rule) for rule in RULES]
+        if plain:
+            for rule in RULES:
+                rule.update(dict.fromkeys(rule, 0))
+        try:
+            self.compile_seconds = self.build(config, snapshots)
+        finally:
+            for rule, shares in zip(RULES, saved, strict=True):
+                rule.update(shares)
 
-    def __init__(self, config: TrainConfig, snapshots: int) -> None:
+    def build(self, config: TrainConfig, snapshots: int) -> float:
+        """Makes the iteration and the league; compiles and warms up (returns seconds)."""
         config = dataclasses.replace(config, snapshot_every=1 if snapshots else 0,
                                      max_snapshots=max(snapshots, 1))
         env = check_config(config)
@@ -74,7 +94,7 @@ class JaxRun:
         self.league = league
         began = time.perf_counter()
         self.learn(2)  # compiles, and warms up
-        self.compile_seconds = time.perf_counter() - began
+        return time.perf_counter() - began
 
     def learn(self, iterations: int) -> dict[str, float]:
         ends, decisions, cpu = [], 0, time.process_time()
@@ -130,21 +150,27 @@ def main() -> None:
             bench = sb3_bench()
             runs += [bench.Run(SB3_VARIANTS[v], config, args.snapshots, folder)
                      for v in args.variants if v in SB3_VARIANTS]
-        if "jax" in args.variants:
-            runs.append(JaxRun(config, args.snapshots))
-            print(f"jax: compiled and warmed up in {runs[-1].compile_seconds:.1f} s")
+        for variant in ("jax", "jax plain"):
+            if variant in args.variants:
+                runs.append(JaxRun(config, args.snapshots, plain=variant == "jax plain"))
+                print(f"{variant}: compiled and warmed up in {runs[-1].compile_seconds:.1f} s",
+                      flush=True)
         results: dict[str, list[dict[str, float]]] = {run.variant: [] for run in runs}
-        for _ in range(args.repeats):
+        for repeat in range(args.repeats):
             for run in runs:
                 results[run.variant].append(run.learn(args.iterations))
+                print(f"run {repeat + 1}, {run.variant}: "
+                      f"{results[run.variant][-1]['rate']:,.0f} decisions/s", flush=True)
     finally:
         for run in runs:
             run.close()
     print(f"\n{args.repeats} runs of {args.iterations} iterations each "
           f"({args.iterations - 1} timed), medians; load average {os.getloadavg()[0]:.1f} at "
           "the end\n")
-    names = {v: k for k, v in SB3_VARIANTS.items()} | {"jax": "jax"}
-    head = f"{'variant':<12}  {'decisions/s':>11}  {'x sb3':>6}  {'CPU-s/iteration':>15}"
+    names = {v: k for k, v in SB3_VARIANTS.items()} | {"jax": "jax", "jax plain": "jax plain"}
+    first = names[next(iter(results))]
+    print(f"ratio: to {first}")
+    head = f"{'variant':<12}  {'decisions/s':>11}  {'ratio':>6}  {'CPU-s/iteration':>15}"
     print(head)
     print("-" * len(head))
     base = None

@@ -1,6 +1,6 @@
 """The JAX backend's batching rules: ``loop_where`` under ``vmap`` gives each game its own
-while loop, whatever the chunk a turn gathers, the games that need no turn, or the arguments
-without a batch axis."""
+while loop, whatever the chunk a turn gathers (or none, the rule off), the games that need no
+turn, or the arguments without a batch axis."""
 
 from __future__ import annotations
 
@@ -35,8 +35,11 @@ def reference(need: np.ndarray, start: np.ndarray, limit: int) -> tuple[np.ndarr
     return xs, counts
 
 
-def test_loop_where_under_vmap_turns_each_game_as_its_own_loop() -> None:
-    g = loop_where(collatz, SHARES)
+@pytest.mark.parametrize("share", [4, 0], ids=["gathered", "rule off"])
+def test_loop_where_under_vmap_turns_each_game_as_its_own_loop(share: int) -> None:
+    """A share gathers a chunk of the games per turn; 0 turns the whole batch (the select of
+    a batched while loop): the same loops either way."""
+    g = loop_where(collatz, {"cpu": share, "default": share})
     rng = np.random.default_rng(0)
     games = 4 * 5 + 3  # chunks of 5: more games than one turn takes
     start = rng.integers(2, 60, games).astype(np.int32)

@@ -31,10 +31,11 @@ from jax import lax
 
 Shares = dict[str, int]
 """How many games a batching rule gathers per turn, as the batch's divisor, by platform:
-``lax.platform_dependent``'s names, ``"cpu"`` and ``"default"`` (GPU, TPU). Measured with
-``bench/jax.py --shares`` on each (the figures are in the README): a GPU runs a turn's games
-in parallel and pays most for the turns, the CPU pays for every game gathered. A rule reads
-its shares when a program is traced, so a change applies to programs traced after it."""
+``lax.platform_dependent``'s names, ``"cpu"`` and ``"default"`` (GPU, TPU); 0 gathers none
+and turns the whole batch, as a batched ``while_loop`` does (the rule off). Measured with
+``bench/jax.py --shares`` on each (docs/benchmarks.md): a GPU runs a turn's games in parallel
+and pays most for the turns, the CPU pays for every game gathered. A rule reads its shares
+when a program is traced, so a change applies to programs traced after it."""
 
 Body = Callable[..., tuple[Any, jax.Array]]
 """``body(carry, *args) -> (carry, again)``: one turn of one game's work; ``again`` (a bool
@@ -130,10 +131,21 @@ def compact_where(body: Body, shares: Shares, need: jax.Array, carry: Any,
 
 def compact_loop(body: Body, share: int, args_batched: tuple[Any, ...], need: jax.Array,
                  carry: Any, args: tuple[Any, ...]) -> Any:
-    """:func:`compact_where` at one ``share``."""
+    """:func:`compact_where` at one ``share``; ``share`` 0: every game turns while any needs
+    to, those that need no turn keeping their carry (a batched ``while_loop``'s select)."""
     axis_size = need.shape[0]
-    chunk = max(1, axis_size // share)
     axes = jax.tree_util.tree_map(lambda batched: 0 if batched else None, args_batched)
+    if share == 0:
+        def every(c: tuple[Any, jax.Array]) -> tuple[Any, jax.Array]:
+            carry, todo = c
+            new, again = jax.vmap(body, in_axes=(0, *axes))(carry, *args)
+            carry = jax.tree_util.tree_map(
+                lambda old, n: jnp.where(todo.reshape(-1, *[1] * (n.ndim - 1)), n, old),
+                carry, new)
+            return carry, todo & again
+
+        return lax.while_loop(lambda c: c[1].any(), every, (carry, need))[0]
+    chunk = max(1, axis_size // share)
 
     def turn(c: tuple[Any, jax.Array]) -> tuple[Any, jax.Array]:
         carry, todo = c
