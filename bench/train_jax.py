@@ -49,7 +49,7 @@ from hilo_env.envs import jax_learner  # noqa: E402
 from hilo_env.equation_hilo import jax_backend, jax_chance  # noqa: E402
 from hilo_env.training import jax_ppo  # noqa: E402
 from hilo_env.training.config import TrainConfig  # noqa: E402
-from hilo_env.training.jax_ppo import check_config, make_learner, stacked  # noqa: E402
+from hilo_env.training.jax_ppo import check_config, make_learner, with_snapshots  # noqa: E402
 
 VARIANTS = ("sb3", "sb3 overlap", "jax", "jax plain")
 SB3_VARIANTS = {"sb3": "unchecked", "sb3 overlap": "overlap"}
@@ -90,7 +90,7 @@ class JaxRun:
         env = check_config(config)
         self.iteration, self.learner, league = make_learner(config, config.rule_set(), env)
         if snapshots:  # frozen copies of the (untrained) learner, as training adds them
-            league = stacked([jax.device_get(self.learner.params)] * snapshots, snapshots)
+            league = with_snapshots(league, [jax.device_get(self.learner.params)] * snapshots)
         self.league = league
         began = time.perf_counter()
         self.learn(2)  # compiles, and warms up

@@ -174,6 +174,31 @@ def test_the_jitted_caller_plays_as_the_caller(preset):
     assert np.array_equal(np.asarray(played), expected)
 
 
+def test_opponent_networks_are_arguments_not_constants_of_the_iteration():
+    """The opponents' arrays (ppo_standard's weights, the caller's tables) reach the compiled
+    iteration as arguments: as constants folded into its kernels, a GPU compiled the program
+    for minutes (docs/benchmarks.md, GPU figures)."""
+    pytest.importorskip("sb3_contrib")
+    import re
+
+    import jax
+
+    from hilo_env.training import jax_ppo
+
+    config = TrainConfig(name="consts", output_dir="unused", rules="standard", backend="jax",
+                         num_envs=8, n_steps=2, batch_size=16, n_epochs=1, net_arch=[32, 32],
+                         baselines=["ppo_standard", "caller", "random"], snapshot_every=0)
+    env = jax_ppo.check_config(config)
+    iteration, learner, league = jax_ppo.make_learner(config, RULES, env)
+    weights = {w.shape for w in jax.tree_util.tree_leaves(league.baselines[0])
+               if np.ndim(w) == 2}
+    assert (256, 256) in weights  # ppo_standard's hidden layer, in the league
+    text = iteration.lower(learner, league).as_text()
+    constants = set(re.findall(r"stablehlo\.constant dense<.*?> : tensor<(\d+)x(\d+)xf32>",
+                               text))
+    assert not {(int(a), int(b)) for a, b in constants} & weights
+
+
 def test_agents_without_a_jitted_form_are_refused():
     from hilo_env.training import jax_league
 

@@ -1,6 +1,11 @@
 """Agents with a jitted form: the opponents the JAX trainer (:mod:`training.jax_ppo`) plays
-inside its compiled program, as ``policy(observation, legal_action_mask, key) -> action``
-(:data:`~hilo_env.equation_hilo.jax_backend.Policy`, one game).
+inside its compiled program. A jitted form is ``(play, data)`` (:func:`jitted_form`):
+``play(data, observation, legal_action_mask, key) -> action`` for one game, and ``data`` the
+arrays it reads (a network's weights, the caller's tables), which a compiled program takes as
+arguments: baked into it as constants, a network's weights kept the JAX trainer compiling for
+over two minutes on an H200 (docs/benchmarks.md, "GPU figures").
+:func:`jitted_policy` binds the data: ``policy(observation, legal_action_mask, key)``
+(:data:`~hilo_env.equation_hilo.jax_backend.Policy`).
 
 | agent name                          | jitted form                                         |
 |-------------------------------------|-----------------------------------------------------|
@@ -9,16 +14,18 @@ inside its compiled program, as ``policy(observation, legal_action_mask, key) ->
 | ``ppo:PATH``                        | network (:func:`sb3_params`), the most likely legal |
 |                                     | action, as the agent plays (needs the train extra)  |
 | ``jax:PATH``                        | the saved network, the most likely legal action     |
-| ``caller``                          | :func:`caller_policy`: the caller's rules on the    |
+| ``caller``                          | :func:`caller_form`: the caller's rules on the      |
 |                                     | observation, its discards from the solver's table   |
-| a frozen snapshot of the learner    | :func:`network_policy` of its parameters, sampled   |
 
 Other agents (``heuristic``, the gauntlet's styles) have no jitted form yet:
-:func:`jitted_policy` refuses them, naming those that have one.
+:func:`jitted_form` refuses them, naming those that have one. A frozen snapshot of the learner
+is played by sampling its network (``training.jax_ppo.league_view``).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -53,15 +60,21 @@ def value(params: Params, observation: jax.Array) -> jax.Array:
     return mlp(params["value"], observation, jnp)[..., 0]
 
 
-def network_policy(params: Params, deterministic: bool) -> Policy:
-    """The jitted policy of a network: its most likely legal action, or a draw from it."""
+Play = Callable[[Any, jax.Array, jax.Array, jax.Array], jax.Array]
+"""``play(data, observation, legal_action_mask, key) -> action``: one game's decision by a
+jitted form that reads its arrays from ``data``."""
 
-    def policy(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
-        lp = log_probs(params, observation, mask)
-        action = jnp.argmax(lp) if deterministic else jax.random.categorical(key, lp)
-        return action.astype(jnp.int32)
 
-    return policy
+def play_network(params: Params, observation: jax.Array, mask: jax.Array,
+                 key: jax.Array) -> jax.Array:
+    """A network's most likely legal action (a :data:`Play` whose data is the network)."""
+    return jnp.argmax(log_probs(params, observation, mask)).astype(jnp.int32)
+
+
+def play_random(data: Any, observation: jax.Array, mask: jax.Array, key: jax.Array
+                ) -> jax.Array:
+    """A uniform legal action (a :data:`Play` that reads no data)."""
+    return random_policy(observation, mask, key)
 
 
 def sb3_params(state_dict: dict[str, Any]) -> Params:
@@ -90,7 +103,7 @@ def model_params(name: str, rules: Any, game: str | None = None) -> Params:
     return sb3_params({k: v.detach().cpu().numpy() for k, v in policy.items()})
 
 
-def caller_policy(rules: RuleSet) -> Policy:
+def caller_form(rules: RuleSet) -> tuple[Play, dict[str, jax.Array]]:
     """The jitted form of :class:`~agents.baselines.CallerAgent` under ``rules``: checks or
     calls; declares High when its High distance is the smaller (the observation's ``solver``
     slice), else Low; after a ×, gives up the operator whose loss leaves the best equation
@@ -108,13 +121,15 @@ def caller_policy(rules: RuleSet) -> Policy:
         if 1 <= len(ops) <= solver.NUM_OPERATORS and \
                 solver.canonical_operators(ops) in solver.OPSETS:
             opset[counts] = solver.opset_id(ops)
-    opsets, multisets = jnp.asarray(opset), jnp.asarray(multiset_of_code())
+    tables = {"order": order, "opsets": jnp.asarray(opset),
+              "multisets": jnp.asarray(multiset_of_code())}
     discards = jnp.array(_DISCARDS, jnp.int32)
     given_up = jnp.array([solver.OPERATORS.index(A.DISCARDED_OPERATOR[a]) for a in _DISCARDS])
     times = solver.OPERATORS.index("*")
     places = jnp.array([cards.NUM_VALUES ** k for k in range(NUMBERS_PER_HAND)][::-1])
 
-    def policy(observation: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+    def play(data: dict[str, jax.Array], observation: jax.Array, mask: jax.Array,
+             key: jax.Array) -> jax.Array:
         legal = mask.astype(bool)
         sol = observation[where["solver"]]
         low_d = jnp.where(sol[1] > 0.5, sol[2], jnp.inf)
@@ -130,30 +145,32 @@ def caller_policy(rules: RuleSet) -> Policy:
         roots = jnp.rint(observation[where["roots"]][0] * solver.MAX_ROOTS).astype(jnp.int32)
         after = ops[None] - jax.nn.one_hot(given_up, solver.NUM_OPERATOR_KINDS, dtype=jnp.int32)
         after = jnp.clip(after.at[:, times].add(1), 0, solver.MAX_ROOTS)
-        ids = opsets[after[:, 0], after[:, 1], after[:, 2], after[:, 3]]
-        signature = (multisets[values @ places] * solver.NUM_OPSETS + ids) \
+        ids = data["opsets"][after[:, 0], after[:, 1], after[:, 2], after[:, 3]]
+        signature = (data["multisets"][values @ places] * solver.NUM_OPSETS + ids) \
             * (solver.MAX_ROOTS + 1) + roots
         may = legal[discards]
-        rank = jnp.where((ids >= 0) & may, order[signature], jnp.iinfo(jnp.int32).max)
+        rank = jnp.where((ids >= 0) & may, data["order"][signature],
+                         jnp.iinfo(jnp.int32).max)
         known = jnp.rint(up[:cards.NUM_NUMBER_CARDS].sum()) >= up_deals
         discard = jnp.where(known, discards[jnp.argmin(rank)], discards[jnp.argmax(may)])
         return jnp.select(
             [legal[A.CHECK], legal[A.CALL], legal[A.DECLARE_LOW], may.any()],
             [A.CHECK, A.CALL, declare, discard], jnp.argmax(legal)).astype(jnp.int32)
 
-    return policy
+    return play, tables
 
 
 def has_jitted_form(name: str, game: str | None = None) -> bool:
-    """Whether :func:`jitted_policy` plays agent ``name`` (loads nothing)."""
+    """Whether :func:`jitted_form` plays agent ``name`` (loads nothing)."""
     return games.get(game).name == games.DEFAULT and (
         name in ("random", "caller") or name.startswith((PPO_PREFIX, JAX_PREFIX))
         or (needs_extra(name, game) == "train" and name in agents.names(game)))
 
 
-def jitted_policy(name: str, rules: Any, game: str | None = None) -> Policy:
-    """The jitted form of the registered agent ``name`` under ``rules`` (see the module
-    docstring); ValueError for an agent without one, naming those with one."""
+def jitted_form(name: str, rules: Any, game: str | None = None) -> tuple[Play, Any]:
+    """The jitted form of the registered agent ``name`` under ``rules``, ``(play, data)``
+    (see the module docstring); ValueError for an agent without one, naming those with
+    one."""
     agents.check(name, game)
     if games.get(game).name != games.DEFAULT:
         raise ValueError(f"the JAX trainer plays Equation Hi-Lo, not {games.get(game).title}")
@@ -162,8 +179,14 @@ def jitted_policy(name: str, rules: Any, game: str | None = None) -> Policy:
         raise ValueError(f"agent {name!r} has no jitted form for the JAX trainer; these have "
                          f"one: {', '.join(with_form)}")
     if name == "random":
-        return random_policy
+        return play_random, ()
     if name == "caller":
-        return caller_policy(games.get(game).rules(rules))
-    params = jax.tree_util.tree_map(jnp.asarray, model_params(name, rules, game))
-    return network_policy(params, deterministic=True)
+        return caller_form(games.get(game).rules(rules))
+    return play_network, jax.tree_util.tree_map(jnp.asarray, model_params(name, rules, game))
+
+
+def jitted_policy(name: str, rules: Any, game: str | None = None) -> Policy:
+    """:func:`jitted_form` with its data bound, ``policy(observation, legal_action_mask,
+    key)``: a program that calls it holds the data as constants (fine for a small one)."""
+    play, data = jitted_form(name, rules, game)
+    return functools.partial(play, data)

@@ -28,6 +28,7 @@ jax`` trains its best responses here.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,9 +67,13 @@ CURVE_TITLE = "PPO in JAX against the baselines, duplicate deals"
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class League:
-    """The frozen snapshots of the learner: ``params`` stacked on a first axis of
+    """Whom the learner plays, as arguments of the compiled iteration: ``baselines``, the
+    data of the config's distinct baselines' jitted forms (:func:`jax_league.jitted_form`:
+    a network's weights as constants of the program kept a GPU compiling for minutes), and
+    the frozen snapshots of the learner, ``params`` stacked on a first axis of
     ``max_snapshots`` (unused slots zero), ``count`` of them in use."""
 
+    baselines: tuple[Any, ...]
     params: Params
     count: jax.Array  # () int32
 
@@ -188,20 +193,22 @@ def crossed(every: int, before: int, now: int) -> bool:
     return every > 0 and now // every > before // every
 
 
-def stacked(pool: list[Params], slots: int) -> League:
-    """The league of the snapshots ``pool``, in ``slots`` slots (the rest zero)."""
+def with_snapshots(league: League, pool: list[Params]) -> League:
+    """``league`` with the snapshots ``pool`` in its slots (the rest zero)."""
+    slots = jax.tree_util.tree_leaves(league.params)[0].shape[0]
     empty = jax.tree_util.tree_map(np.zeros_like, pool[0])
-    return League(jax.tree_util.tree_map(lambda *xs: jnp.stack(xs),
+    return League(league.baselines,
+                  jax.tree_util.tree_map(lambda *xs: jnp.stack(xs),
                                          *pool, *[empty] * (slots - len(pool))),
                   jnp.int32(len(pool)))
 
 
-def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[Policy, ...],
+def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[jax_league.Play, ...],
                    snapshots: int, optimizer: optax.GradientTransformation
                    ) -> Callable[[Learner, League], tuple[Learner, dict[str, jax.Array]]]:
     """One PPO iteration as one jitted function: collect, GAE, update; ``baselines`` are the
-    policies of the config's distinct baselines (:func:`opponent_ids`); returns the learner
-    and the iteration's metrics."""
+    plays of the config's distinct baselines (:func:`opponent_ids`), their data the
+    league's; returns the learner and the iteration's metrics."""
     n = config.num_envs
     rollout_size = config.n_steps * n
     minibatch = min(config.batch_size, rollout_size)
@@ -210,10 +217,12 @@ def make_iteration(config: TrainConfig, env: EquationHiLo, baselines: tuple[Poli
     def step_games(games: LearnerState, actions: jax.Array, key: jax.Array,
                    league: League, snapshot: Params | None) -> LearnerState:
         ids = opponent_ids(config, league.count)
+        policies = tuple(functools.partial(play, data)
+                         for play, data in zip(baselines, league.baselines, strict=True))
 
         def one(state: LearnerState, action: jax.Array, key: jax.Array,
                 opponent: jax.Array) -> LearnerState:
-            return league_view(env, baselines, snapshot, opponent).step(state, action, key)
+            return league_view(env, policies, snapshot, opponent).step(state, action, key)
 
         return jax.vmap(one)(games, actions, jax.random.split(key, n), ids)
 
@@ -322,20 +331,20 @@ def make_learner(config: TrainConfig, rules: Any, env: EquationHiLo) -> tuple[
         Callable[[Learner, League], tuple[Learner, dict[str, jax.Array]]], Learner, League]:
     """The compiled iteration, the learner at its start and the empty league, as
     :func:`train` runs them (``bench/train_jax.py`` times the iteration)."""
-    baselines = tuple(jax_league.jitted_policy(name, rules, config.game)
-                      for name in dict.fromkeys(config.baselines))  # one policy per name
+    plays, data = zip(*(jax_league.jitted_form(name, rules, config.game)
+                        for name in dict.fromkeys(config.baselines)), strict=True)  # one per name
     snapshots = config.max_snapshots if config.snapshot_every else 0
     key, init_key = jax.random.split(jax.random.PRNGKey(config.seed))
     params = start_params(config, rules, env, init_key)
-    league = League(jax.tree_util.tree_map(lambda x: jnp.zeros((snapshots, *x.shape), x.dtype),
-                                           params), jnp.int32(0))
+    league = League(data, jax.tree_util.tree_map(
+        lambda x: jnp.zeros((snapshots, *x.shape), x.dtype), params), jnp.int32(0))
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                             optax.adam(config.learning_rate, eps=ADAM_EPS))
     start_games = jax.tree_util.tree_map(  # the first step of each deals its first match
         lambda x: jnp.broadcast_to(x, (config.num_envs, *x.shape)),
         JaxLearnerEnv(env).finished())
     learner = Learner(params, optimizer.init(params), start_games, key)
-    return make_iteration(config, env, baselines, snapshots, optimizer), learner, league
+    return make_iteration(config, env, plays, snapshots, optimizer), learner, league
 
 
 def check_config(config: TrainConfig) -> EquationHiLo:
@@ -348,7 +357,7 @@ def check_config(config: TrainConfig) -> EquationHiLo:
             raise ValueError(f"config field {field!r} is not supported with backend 'jax'")
     for name in config.baselines:
         if not jax_league.has_jitted_form(name, config.game):
-            jax_league.jitted_policy(name, config.rule_set(), config.game)  # names the ones
+            jax_league.jitted_form(name, config.rule_set(), config.game)  # names the ones
     try:
         return EquationHiLo(config.rule_set())
     except ValueError as exc:
@@ -460,7 +469,7 @@ def train(config: TrainConfig, progress: bool = True,
             if crossed(config.snapshot_every, before, done) and snapshots:
                 save(run_dir / "checkpoints" / f"snapshot_{done}.npz")
                 pool = [*pool, jax.device_get(learner.params)][-snapshots:]
-                league = stacked(pool, snapshots)
+                league = with_snapshots(league, pool)
             if crossed(config.checkpoint_every, before, done):
                 save(run_dir / "checkpoints" / f"model_{done}.npz")
             on_clock = clock.due()
