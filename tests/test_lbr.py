@@ -136,7 +136,8 @@ def test_hilo_exploit_method_lbr_prints_the_bound(capsys: pytest.CaptureFixture)
 
 class HighRaiser(Agent):
     """Deterministic, and its bets tell its hidden card: it raises by one chip with a hidden
-    value of 8 or more where it may, else checks or calls; declares High with 5 or more."""
+    value of 8 or more where it may, folds to a bet with 3 or less, else checks or calls;
+    declares High with 5 or more."""
 
     name = "high_raiser"
     deterministic = True
@@ -151,7 +152,9 @@ class HighRaiser(Agent):
         raises = np.flatnonzero(action_mask[A.FIRST_RAISE:])
         if value >= 8 and raises.size:
             return A.FIRST_RAISE + int(raises[0])
-        return A.CHECK if action_mask[A.CHECK] else A.CALL
+        if action_mask[A.CHECK]:
+            return A.CHECK
+        return A.FOLD if value <= 3 else A.CALL
 
 
 class Recording(TableLBR):
@@ -220,7 +223,7 @@ def test_table_lbr_belief_keeps_the_true_card_and_drops_what_the_bets_rule_out()
 def test_table_lbr_decides_from_its_seats_view_alone() -> None:
     """Other hidden cards for the opponents (and so another deck), the same observation for
     LBR: the same values for every action, to the last bit."""
-    responder = TableLBR(agents.make("random", THREE), THREE)
+    responder = TableLBR(HighRaiser(THREE), THREE)
     checked = 0
     for deal in range(8):
         game = Game(THREE, deal_rng(6, deal))
