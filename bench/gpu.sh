@@ -49,7 +49,7 @@ else
   train=(eval_hands=500 seconds=170)
   response=(num_envs=65536 n_steps=16 batch_size=65536 hands=1000 minutes=1.8)
   batches=(--batches 1048576 65536 4096 --repeats 3 --seconds 0.5)
-  sweep=(--batches 1048576 --repeats 2 --seconds 0.5)
+  sweep=(--batches 1048576 --repeats 3 --seconds 0.5)
 fi
 
 { date -u; nvidia-smi -L 2>&1; "$py" -c "import jax; print('jax', jax.__version__, jax.devices())"; } \
