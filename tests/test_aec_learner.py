@@ -88,6 +88,30 @@ def test_random_seats_and_refusals() -> None:
         fresh.set_opponent("heuristic")
 
 
+@pytest.mark.parametrize("seat", ["alternate", "random"])
+def test_a_seeded_reset_replays_as_a_new_env_would(seat: str) -> None:
+    """reset(seed=s) after episodes played gives the episodes a new env's reset(seed=s)
+    gives: the same seats, deals, opponent's moves and rewards for the same actions."""
+
+    def record(env: AECLearnerEnv, seed: int) -> list:
+        out, rng = [], np.random.default_rng(9)
+        obs, _ = env.reset(seed=seed)
+        for _ in range(40):
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            out.append((env.learner, obs.tobytes(), action))
+            obs, reward, done, _, _ = env.step(action)
+            out.append(reward)
+            if done:
+                obs, _ = env.reset()
+        return out
+
+    used = AECLearnerEnv(raw_env(TINY), seat=seat, seed=1)
+    record(used, 3)
+    record(used, 4)
+    assert record(used, 11) == record(AECLearnerEnv(raw_env(TINY), seat=seat), 11)
+    assert len({step[0] for step in record(used, 11)[::2]}) == 2  # both seats were played
+
+
 def test_vector_form_restarts_episodes_and_shares_opponents() -> None:
     caller, rand = agents.make("caller", TINY), agents.make("random", TINY, seed=0)
     env = AECLearnerVectorEnv(lambda: raw_env(TINY), 4, opponents=[caller, rand], seed=0)

@@ -62,6 +62,7 @@ class AECLearnerEnv(gymnasium.Env):
         self.action_space = env.action_space(first)
         self.opponent = opponent if opponent is not None else RandomAgent(
             env.rules, None if seed is None else seed + 1)
+        self._own_opponent = opponent is None  # the env's own: reset(seed) re-seeds it
         self._seed = seed
         self._rng = np.random.default_rng(seed)
         self.episodes = 0
@@ -76,14 +77,20 @@ class AECLearnerEnv(gymnasium.Env):
             raise ValueError(f"an opponent is an agent with act(observation, mask), not "
                              f"{opponent!r:.100}")
         self.opponent = opponent
+        self._own_opponent = False
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """A new episode, the learner to act; ``seed`` re-seeds the deals and the seating,
-        ``options`` go to the AEC env's reset."""
+        """A new episode, the learner to act; ``seed`` re-seeds the deals, the seating (it
+        starts over, as in a new env) and the env's own random opponent, so that the same
+        seed and actions replay the same episodes; an opponent handed in keeps its own
+        randomness. ``options`` go to the AEC env's reset."""
         super().reset(seed=seed)  # gymnasium's np_random, seeded as its checker expects
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+            self.episodes = 0
+            if self._own_opponent:
+                self.opponent.rng = np.random.default_rng(seed + 1)
         elif not self._started:
             seed = self._seed
         self._started = True
