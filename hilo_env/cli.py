@@ -33,7 +33,8 @@
 ``hilo population ppo_population|PATH [--start ppo] [--iterations 3] [--response-decisions N]``
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
-``hilo strength [--deals N] [--gauntlet-deals N] [--lbr-deals N] [--response-decisions N]``
+``hilo strength [--deals N] [--gauntlet-deals N] [--lbr-deals N] [--response-decisions N]
+[--response-seeds N]``
     One strength table of every shipped agent of every game: docs/strength.md and
     docs/strength.png (``training.strength``).
 ``hilo serve [--host 127.0.0.1] [--port 8765]``
@@ -357,8 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="duplicate deals of each LBR match, at 2 players and at each larger "
                         "table (default: %(default)s)")
     p.add_argument("--response-decisions", type=int, default=0,
-                   help="decisions of an RL best response to each agent (needs the train "
-                        "extra; default 0: left out)")
+                   help="decisions of each RL best response to each agent (needs the train "
+                        "extra; the JAX trainer where the agent has a jitted form and the jax "
+                        "extra is installed; default 0: left out)")
+    p.add_argument("--response-seeds", type=int, default=2,
+                   help="RL best responses to each agent, one per seed: the bound's spread "
+                        "(default: %(default)s)")
     p.add_argument("--output", default="docs/strength.md",
                    help="the page to write (default: %(default)s)")
     p.add_argument("--plot", default="docs/strength.png",
@@ -851,7 +856,7 @@ def _cmd_population(args: argparse.Namespace) -> int:
 
 
 def _cmd_strength(args: argparse.Namespace) -> int:
-    for option in ("deals", "gauntlet_deals", "lbr_deals"):
+    for option in ("deals", "gauntlet_deals", "lbr_deals", "response_seeds"):
         if getattr(args, option) < 1:
             raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
                               f"{getattr(args, option)}")
@@ -862,7 +867,7 @@ def _cmd_strength(args: argparse.Namespace) -> int:
 
     budget = Budget(deals=args.deals, gauntlet_deals=args.gauntlet_deals,
                     lbr_deals=args.lbr_deals, response_decisions=args.response_decisions,
-                    seed=args.seed)
+                    response_seeds=args.response_seeds, seed=args.seed)
     command = "hilo strength " + " ".join(sys.argv[2:])
     doc = write(build(budget, progress, command.strip()), args.output, args.plot)
     print(f"wrote {doc} and {args.plot}")

@@ -59,11 +59,11 @@ SKIP = {
     "hilo train himilo_4p": "as lohi_2p, for Hi MiLo! (about 35 s)",
     "hilo train jax_smoke": "compiles the JAX trainer (about 50 s here); tests/test_jax_ppo.py "
                             "trains jax_smoke's sizes",
-    "hilo train jax_scratch": "as jax_standard: 65,536 decisions an iteration at [256, 256], "
-                              "after a compile of a minute or two",
-    "hilo train jax_standard": "4,096 games a step: its one iteration at --total-timesteps 1000 "
-                               "is 262,144 decisions, after a compile of a minute or two; "
-                               "tests/test_jax_ppo.py trains backend jax at jax_smoke's sizes",
+    "hilo train jax_scratch": "65,536 decisions an iteration at [256, 256], after a compile of "
+                              "a minute or two; tests/test_jax_ppo.py trains backend jax at "
+                              "jax_smoke's sizes",
+    "hilo train jax_gpu": "made for a GPU: 65,536 games a step, about 1 M decisions an "
+                          "iteration (minutes each on this CPU)",
     "hilo exploit ppo_standard --start ppo_standard --decisions 800000 --seed 1 --backend jax "
     "--evals 1": "compiles the JAX trainer at [256, 256] (a minute or two here); "
                  "tests/test_jax_ppo.py runs hilo exploit's backend jax at jax_smoke's sizes",

@@ -13,8 +13,10 @@ from hilo_env.training.strength import (
     Bounds,
     Budget,
     Report,
+    Response,
     TableBound,
     head_to_head,
+    response_backend,
     seated_agents,
     table_bound,
     trained_against,
@@ -60,13 +62,15 @@ def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
     assert (tmp_path / "strength.png").stat().st_size > 0
     assert "*None found*" not in text
     report.bounds["random"] = Bounds(gauntlet=("maniac", -50.0, 3.0), lbr=(30.0, 2.0),
-                                     response=(60.0, 1.0, 2_000))
+                                     responses=[Response(60.0, 1.0, 2_000, 7, "jax"),
+                                                Response(0.4, 0.5, 2_048, 8, "jax")])
     report.bounds["caller"] = Bounds(gauntlet=("trapper", -9.0, 1.0), lbr=(20.0, 2.0),
-                                     response=(-0.3, 0.5, 2_000))
+                                     responses=[Response(-0.3, 0.5, 2_000, 7, "sb3")])
     text = write(report, tmp_path / "strength.md", tmp_path / "strength.png").read_text()
-    assert "| +60.00 ± 1.00 (2,000 decisions) |" in text
-    assert "| -0.30 ± 0.50 (2,000 decisions, none found) |" in text
-    assert "*None found*: the RL response to caller does not beat it" in text  # said, once
+    assert ("| +60.00 ± 1.00 (seed 7, 2,000 decisions, JAX trainer); +0.40 ± 0.50 (seed 8, "
+            "2,048 decisions, JAX trainer, none found) |") in text  # one found: not listed
+    assert "| -0.30 ± 0.50 (seed 7, 2,000 decisions, MaskablePPO, none found) |" in text
+    assert "*None found*: no RL response to caller beats it" in text  # said, once
 
 
 def test_larger_tables_get_an_lbr_bound_or_say_why_not() -> None:
@@ -94,3 +98,10 @@ def test_the_page_shows_the_larger_tables_lbr_bounds(tmp_path: Path) -> None:
     closing = text[text.index("## Closing note"):]
     assert "`ppo` at 3 players +4.00 ± 1.50 (exploitability >= +2.50)" in closing
     assert "LBR refuses `heuristic` there" in closing
+
+
+def test_responses_train_on_the_jax_trainer_where_the_agent_has_a_jitted_form() -> None:
+    pytest.importorskip("jax")
+    pytest.importorskip("optax")
+    assert response_backend("ppo") == "jax" and response_backend("caller") == "jax"
+    assert response_backend("heuristic") == "sb3"

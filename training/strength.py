@@ -13,8 +13,10 @@ players each agent also gets
 * the best gauntlet player against it (:func:`training.gauntlet.gauntlet`; players it trained
   against are marked *in sample*),
 * the LBR bound (:func:`training.lbr.lbr_match`; it trains nothing, so it is out of sample),
-* with ``response_decisions``, the RL best response's bound (:func:`training.exploit.exploit`,
-  fresh weights, seed :data:`RESPONSE_SEED`, a seed no shipped run used);
+* with ``response_decisions``, the RL best responses' bounds (:func:`training.exploit.exploit`,
+  fresh weights, ``response_seeds`` of them from seed :data:`RESPONSE_SEED` on, seeds no
+  shipped run used: the bound's spread over seeds), on the JAX trainer where the agent has a
+  jitted form and the ``jax`` extra is installed, else MaskablePPO (:func:`response_backend`);
 
 at each larger Equation Hi-Lo table the agents of :data:`TABLE_LBR_AGENTS` get their LBR bound
 there (LBR in one seat, the agent in every other: :class:`training.lbr.TableLBR`);
@@ -31,6 +33,7 @@ minutes; the document records the command, the machine and the minutes it took.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import platform
@@ -39,7 +42,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -49,7 +52,10 @@ from hilo_env.agents.registry import PPO_PREFIX
 from hilo_env.training.evaluate import TournamentResult, tournament
 
 RESPONSE_SEED = 7
-"""The RL best response's seed: no shipped model's training or response used it."""
+"""The first RL best response's seed (the others follow it): no shipped model's training or
+response used these."""
+BACKEND_NAMES = {"jax": "JAX trainer", "sb3": "MaskablePPO"}
+"""How the page names each trainer of a best response."""
 SHIPPED = "ppo"
 TABLE_LBR_AGENTS = ("heuristic", "ppo")
 """The agents whose LBR bound each larger Equation Hi-Lo table measures: the shipped model
@@ -71,7 +77,21 @@ class Budget:
     """Duplicate deals of each LBR match (Equation Hi-Lo: standard at every table size, tiny)."""
     response_decisions: int = 0
     """Decisions of each RL best response; 0 leaves the RL bound out."""
+    response_seeds: int = 2
+    """RL best responses to each agent, one per seed: the bound's spread."""
     seed: int = 0
+
+
+class Response(NamedTuple):
+    """One RL best response's result against an agent."""
+
+    mean: float
+    """Its chips per hand against the agent."""
+    ci: float
+    decisions: int
+    seed: int
+    backend: str
+    """The trainer: ``jax`` or ``sb3`` (:data:`BACKEND_NAMES`)."""
 
 
 @dataclass
@@ -82,8 +102,8 @@ class Bounds:
     """(best gauntlet player, the agent's chips per hand against it, CI)."""
     lbr: tuple[float, float] | None = None
     lbr_seconds: float = 0.0
-    response: tuple[float, float, int] | None = None
-    """(response's chips per hand, CI, decisions)."""
+    responses: list[Response] = field(default_factory=list)
+    """The RL best responses, one per seed."""
 
 
 @dataclass
@@ -243,12 +263,28 @@ def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -
     if budget.response_decisions:
         from hilo_env.training.exploit import exploit
 
-        say(f"RL best response to {name}, {budget.response_decisions:,} decisions")
-        response = exploit(name, "standard", decisions=budget.response_decisions,
-                           seed=RESPONSE_SEED, hands=budget.lbr_deals, evals=1,
-                           output_dir="runs/strength")
-        out.response = (response.bound.mean, response.bound.ci, response.bound.decisions)
+        backend = response_backend(name)
+        for seed in range(RESPONSE_SEED, RESPONSE_SEED + budget.response_seeds):
+            say(f"RL best response to {name}, {budget.response_decisions:,} decisions, "
+                f"seed {seed}, {BACKEND_NAMES[backend]}")
+            bound = exploit(name, "standard", decisions=budget.response_decisions, seed=seed,
+                            hands=budget.lbr_deals, evals=1, output_dir="runs/strength",
+                            name=f"response_{name}_{seed}", backend=backend).bound
+            out.responses.append(Response(bound.mean, bound.ci, bound.decisions, seed,
+                                          backend))
     return out
+
+
+def response_backend(name: str) -> str:
+    """The trainer of the RL responses to ``name``: ``jax`` (several times faster here, see
+    docs/benchmarks.md) where it has a jitted form and jax and optax are installed, else
+    ``sb3``."""
+    if all(importlib.util.find_spec(m) for m in ("jax", "optax")):
+        from hilo_env.training.jax_league import has_jitted_form
+
+        if has_jitted_form(name):
+            return "jax"
+    return "sb3"
 
 
 def table_bound(name: str, rules: Any, budget: Budget,
@@ -319,8 +355,10 @@ def markdown(report: Report) -> str:
              f"- took {report.seconds / 60:.1f} minutes",
              f"- budgets: {b.deals:,} duplicate deals per head-to-head table, "
              f"{b.gauntlet_deals:,} per gauntlet match, {b.lbr_deals:,} per LBR match; RL best "
-             "response: " + (f"{b.response_decisions:,} decisions, fresh weights, seed "
-                             f"{RESPONSE_SEED}" if b.response_decisions else
+             "responses: " + (f"{b.response_decisions:,} decisions each, fresh weights, "
+                              + (f"seeds {RESPONSE_SEED} to {RESPONSE_SEED + b.response_seeds - 1}"
+                                 if b.response_seeds > 1 else f"seed {RESPONSE_SEED}")
+                              if b.response_decisions else
                              "left out of this run (`--response-decisions N` adds it; below "
                              "1.5 M decisions a fresh response finds nothing, so it is not "
                              "run at a budget that cannot find anything)"),
@@ -387,7 +425,9 @@ def _bounds_section(report: Report) -> list[str]:
              "does worst against (negative: that player beats it); *in sample* marks a player "
              "the agent trained against. *LBR*: the local best response's winnings "
              "(`hilo exploit AGENT --method lbr`), which trains nothing and so never met the "
-             "agent: out of sample. *RL response*: a fresh MaskablePPO response's winnings.", "",
+             "agent: out of sample. *RL response*: the winnings of best responses from "
+             "fresh weights, one per seed (their spread), each with its decisions and "
+             "trainer.", "",
              "| agent | best gauntlet player | agent's score vs it | LBR bound | RL response |",
              "|---|---|---|---|---|"]
     none_found = []
@@ -398,16 +438,17 @@ def _bounds_section(report: Report) -> list[str]:
         lbr = f"{_cell(*b.lbr)} ({b.lbr_seconds:.0f}s)" if b.lbr else \
             "refused (no probabilities)"
         response = "not run"
-        if b.response:
-            found = b.response[0] - b.response[1] > 0
-            if not found:
+        if b.responses:
+            if all(r.mean - r.ci <= 0 for r in b.responses):
                 none_found.append(name)
-            response = (f"{_cell(b.response[0], b.response[1])} ({b.response[2]:,} decisions"
-                        f"{'' if found else ', none found'})")
+            response = "; ".join(
+                f"{_cell(r.mean, r.ci)} (seed {r.seed}, {r.decisions:,} decisions, "
+                f"{BACKEND_NAMES[r.backend]}{'' if r.mean - r.ci > 0 else ', none found'})"
+                for r in b.responses)
         lines.append(f"| {name} | {player}{tag} | {_cell(mean, ci)} | {lbr} | {response} |")
     if none_found:
-        lines += ["", f"*None found*: the RL response to {', '.join(none_found)} does not beat "
-                      "it at this budget, so its bound is only exploitability >= 0. That says "
+        lines += ["", f"*None found*: no RL response to {', '.join(none_found)} beats it at "
+                      "this budget, so its bound is only exploitability >= 0. That says "
                       "little: a fresh response finds nothing below about 1.5 M decisions even "
                       "against agents a longer one beats."]
     if report.table_bounds:
