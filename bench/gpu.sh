@@ -8,8 +8,10 @@
 #      on any machine: hilo tournament jax:<run>/model.npz heuristic --hands 40000);
 #   3. a best response to ppo on the JAX trainer, from ppo's weights, its bound over 1,000
 #      duplicate deals;
-#   4. the JAX backend's agent steps/s by batch size, beside pgx (bench/jax.py);
-#   5. the same at 2^20 games with each batching rule off in turn (bench/jax.py --shares).
+#   4. the JAX backend's agent steps/s at the batch sizes below 2^20, beside pgx, to hold
+#      against the run of fa0ee39 (bench/jax.py);
+#   5. at 2^20 games, the default against the new decks' and the showdowns' rules off (the
+#      2026-11-27 run measured the others: docs/benchmarks.md; bench/jax.py --shares).
 # The log is OUT_DIR/gpu.txt, the runs' curves and final models OUT_DIR/runs.tgz.
 #   bash bench/gpu.sh OUT_DIR              # from the repository root, jax with its GPU plugin
 #   SMALL=1 bash bench/gpu.sh OUT_DIR      # every step at tiny sizes: the script tried on a CPU
@@ -46,17 +48,17 @@ if [[ -n ${SMALL:-} ]]; then
   sweep=(--batches 256 --repeats 1 --seconds 0.2)
 else
   sizes=(--repeats 2)
-  train=(eval_hands=500 seconds=170)
-  response=(num_envs=65536 n_steps=16 batch_size=65536 hands=1000 minutes=1.8)
-  batches=(--batches 1048576 65536 4096 --repeats 3 --seconds 0.5)
+  train=(eval_hands=500 seconds=160)
+  response=(num_envs=65536 n_steps=16 batch_size=65536 hands=1000 minutes=1.5)
+  batches=(--batches 524288 262144 131072 65536 16384 4096 1024 --repeats 3 --seconds 0.5)
   sweep=(--batches 1048576 --repeats 3 --seconds 0.5)
 fi
 
 { date -u; nvidia-smi -L 2>&1; "$py" -c "import jax; print('jax', jax.__version__, jax.devices())"; } \
   2>&1 | tee -a "$log"
-step trainer 110 "$py" bench/train_jax.py --config jax_gpu --baselines ppo_standard caller \
+step trainer 100 "$py" bench/train_jax.py --config jax_gpu --baselines ppo_standard caller \
   random --snapshots 3 --variants jax "jax plain" "${sizes[@]}"
-step scratch 190 "$py" -c "
+step scratch 180 "$py" -c "
 import sys
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.jax_ppo import train
@@ -66,15 +68,15 @@ config = TrainConfig.from_yaml('jax_gpu', output_dir='$out/runs',
                                **{k: int(v) for k, v in kw.items()})
 print(train(config, progress=True, seconds=seconds))
 " "${train[@]}"
-step response 120 "$py" -c "
+step response 110 "$py" -c "
 import sys
 from hilo_env.training.exploit import exploit
 kw = {k: float(v) if k == 'minutes' else int(v) for k, v in (a.split('=') for a in sys.argv[1:])}
 print(exploit('ppo', start='ppo', seed=1, backend='jax', evals=1, output_dir='$out/runs',
               **kw).table())
 " "${response[@]}"
-step simulator 60 "$py" bench/jax.py --skip numpy "${batches[@]}"
-step rules-off 60 "$py" bench/jax.py --skip numpy pgx learner "${sweep[@]}" --shares \
-  4/8/4/4/8 0/0/0/0/0 0/8/4/4/8 4/0/4/4/8 4/8/0/4/8 4/8/4/4/0
+step simulator 70 "$py" bench/jax.py --skip numpy learner "${batches[@]}"
+step rules-off 50 "$py" bench/jax.py --skip numpy pgx learner "${sweep[@]}" --shares \
+  4/8/4/4/8 4/8/0/4/8 4/8/4/4/0
 tar czf "$out/runs.tgz" --exclude='snapshot_*' --exclude='model_*' -C "$out" runs && rm -r "$out/runs"
 echo "== done at ${SECONDS} s" | tee -a "$log"
