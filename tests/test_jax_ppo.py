@@ -202,17 +202,40 @@ def test_opponent_networks_are_arguments_not_constants_of_the_iteration():
 def test_agents_without_a_jitted_form_are_refused():
     from hilo_env.training import jax_league
 
-    with pytest.raises(ValueError, match=r"no jitted form.*random, caller"):
-        jax_league.jitted_policy("heuristic", RULES)
+    with pytest.raises(ValueError, match="'heuristic' is not deterministic at 3 players"):
+        jax_league.jitted_policy("heuristic", games.get(None).rules("standard", 3))
     with pytest.raises(ValueError, match="Equation Hi-Lo"):
         jax_league.jitted_policy("random", None, game="lohi")
+
+
+def test_the_heuristic_plays_in_the_program_through_a_host_callback():
+    """The heads-up heuristic (deterministic) inside a jitted, vmapped program: the NumPy
+    agent's own actions, batch and single, and none asked where no action is legal."""
+    import jax
+    import jax.numpy as jnp
+
+    from hilo_env.training.jax_league import jitted_policy
+
+    observations, masks, _ = _play_aec(agents.make("random", RULES, seed=3),
+                                       agents.make("random", RULES, seed=4), episodes=20)
+    policy = jitted_policy("heuristic", RULES)
+    played = jax.jit(jax.vmap(policy, in_axes=(0, 0, None)))(
+        jnp.asarray(observations), jnp.asarray(masks), jax.random.key(0))
+    expected = agents.make("heuristic", RULES).act_batch(observations, masks)
+    assert len(expected) > 50 and np.array_equal(np.asarray(played), expected)
+    assert int(jax.jit(policy)(observations[5], masks[5], jax.random.key(0))) == expected[5]
+    empty = np.zeros_like(masks[:3])
+    assert not np.asarray(jax.jit(jax.vmap(policy, in_axes=(0, 0, None)))(
+        jnp.asarray(observations[:3]) * 0, jnp.asarray(empty), jax.random.key(0))).any()
 
 
 def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path):
     from hilo_env.cli import EXIT_USAGE, main
 
-    assert main(["exploit", "heuristic", "--backend", "jax", "--decisions", "10"]) == EXIT_USAGE
-    assert "--backend jax: agent 'heuristic' has no jitted form" in capsys.readouterr().err
+    assert main(["exploit", "heuristic", "--backend", "jax", "--decisions", "10", "--players",
+                 "3"]) == EXIT_USAGE
+    assert "--backend jax: agent 'heuristic' is not deterministic at 3 players" in \
+        capsys.readouterr().err
     config = tmp_path / "lohi.yaml"
     config.write_text("game: lohi\nbackend: jax\nbaselines: [random]\n")
     assert main(["train", str(config)]) == EXIT_USAGE

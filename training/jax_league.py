@@ -16,10 +16,16 @@ over two minutes on an H200 (docs/benchmarks.md, "GPU figures").
 | ``jax:PATH``                        | the saved network, the most likely legal action     |
 | ``caller``                          | :func:`caller_form`: the caller's rules on the      |
 |                                     | observation, its discards from the solver's table   |
+| ``heuristic``, the gauntlet's       | :func:`host_play`: the NumPy agent itself, asked    |
+| styles, any other registered agent  | from the program through ``jax.pure_callback``,     |
+|                                     | where it is deterministic (2 players)               |
 
-Other agents (``heuristic``, the gauntlet's styles) have no jitted form yet:
-:func:`jitted_form` refuses them, naming those that have one. A frozen snapshot of the learner
-is played by sampling its network (``training.jax_ppo.league_view``).
+A host agent costs a round trip to the host and the agent's own Python speed at each opponent
+turn, and under ``vmap`` a ``switch`` runs every opponent for every game: in a league it plays
+for all the league's games, its own or not. :func:`jitted_form` refuses an agent that is not
+deterministic under the rules (the heuristic at 3 or more players draws its field at random)
+and the ``rllib:`` models. A frozen snapshot of the learner is played by sampling its network
+(``training.jax_ppo.league_view``).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import numpy as np
 
 from hilo_env import agents, games
 from hilo_env.agents.jax_policy import JAX_PREFIX, JaxPolicyAgent, Params, masked_log_probs, mlp
-from hilo_env.agents.registry import PPO_PREFIX, needs_extra
+from hilo_env.agents.registry import PPO_PREFIX, RLLIB_PREFIX, needs_extra
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.batch_state import NUMBERS_PER_HAND
@@ -160,11 +166,46 @@ def caller_form(rules: RuleSet) -> tuple[Play, dict[str, jax.Array]]:
     return play, tables
 
 
+NATIVE = ("random", "caller")
+"""The agents with a jitted form of their own (networks aside)."""
+
+
 def has_jitted_form(name: str, game: str | None = None) -> bool:
-    """Whether :func:`jitted_form` plays agent ``name`` (loads nothing)."""
+    """Whether :func:`jitted_form` may play agent ``name`` (loads nothing): a native form, a
+    network, or another registered Equation Hi-Lo agent through :func:`host_play` (refused
+    there if it is not deterministic under the rules)."""
     return games.get(game).name == games.DEFAULT and (
-        name in ("random", "caller") or name.startswith((PPO_PREFIX, JAX_PREFIX))
-        or (needs_extra(name, game) == "train" and name in agents.names(game)))
+        name in NATIVE or name.startswith((PPO_PREFIX, JAX_PREFIX))
+        or name in agents.names(game))
+
+
+def is_network(name: str, game: str | None = None) -> bool:
+    """Whether agent ``name`` is a network the JAX trainer plays natively (:func:`model_params`)."""
+    return name.startswith((PPO_PREFIX, JAX_PREFIX)) or (
+        needs_extra(name, game) == "train" and name in agents.names(game))
+
+
+def host_play(agent: Any) -> Play:
+    """A deterministic NumPy agent as a :data:`Play` that reads no data: the compiled program
+    asks the agent itself for its actions through ``jax.pure_callback``, under ``vmap`` once
+    for the whole batch (``act_batch``). Rows without a legal action get 0 unasked."""
+    def actions(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        observation = np.asarray(observation, np.float32)
+        mask = np.asarray(mask).astype(bool)
+        rows, masks = observation.reshape(-1, observation.shape[-1]), mask.reshape(
+            -1, mask.shape[-1])
+        out = np.zeros(len(rows), np.int32)
+        live = masks.any(axis=1)
+        if live.any():
+            out[live] = agent.act_batch(rows[live], masks[live])
+        return out.reshape(observation.shape[:-1])
+
+    def play(data: Any, observation: jax.Array, mask: jax.Array, key: jax.Array
+             ) -> jax.Array:
+        return jax.pure_callback(actions, jax.ShapeDtypeStruct((), jnp.int32), observation,
+                                 mask, vmap_method="broadcast_all")
+
+    return play
 
 
 def jitted_form(name: str, rules: Any, game: str | None = None) -> tuple[Play, Any]:
@@ -174,7 +215,7 @@ def jitted_form(name: str, rules: Any, game: str | None = None) -> tuple[Play, A
     agents.check(name, game)
     if games.get(game).name != games.DEFAULT:
         raise ValueError(f"the JAX trainer plays Equation Hi-Lo, not {games.get(game).title}")
-    if not has_jitted_form(name, game):
+    if not has_jitted_form(name, game) or name.startswith(RLLIB_PREFIX):
         with_form = [n for n in agents.names(game) if has_jitted_form(n, game)]
         raise ValueError(f"agent {name!r} has no jitted form for the JAX trainer; these have "
                          f"one: {', '.join(with_form)}")
@@ -182,7 +223,16 @@ def jitted_form(name: str, rules: Any, game: str | None = None) -> tuple[Play, A
         return play_random, ()
     if name == "caller":
         return caller_form(games.get(game).rules(rules))
-    return play_network, jax.tree_util.tree_map(jnp.asarray, model_params(name, rules, game))
+    if is_network(name, game):
+        return play_network, jax.tree_util.tree_map(jnp.asarray,
+                                                    model_params(name, rules, game))
+    rule_set = games.get(game).rules(rules)
+    agent = agents.make(name, rule_set, seed=0, game=game)
+    if not agent.deterministic:
+        raise ValueError(f"agent {name!r} is not deterministic at {rule_set.num_players} "
+                         "players: the JAX trainer plays a NumPy agent through a host callback "
+                         "only where its action is a function of its observation")
+    return host_play(agent), ()
 
 
 def jitted_policy(name: str, rules: Any, game: str | None = None) -> Policy:

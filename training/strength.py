@@ -276,9 +276,9 @@ def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -
 
 
 def response_backend(name: str) -> str:
-    """The trainer of the RL responses to ``name``: ``jax`` (several times faster here, see
-    docs/benchmarks.md) where it has a jitted form and jax and optax are installed, else
-    ``sb3``."""
+    """The trainer of the RL responses to ``name``: ``jax`` (faster here than SB3's loop:
+    docs/benchmarks.md, "PPO in JAX") where it plays in the JAX trainer and jax and optax are
+    installed, else ``sb3``."""
     if all(importlib.util.find_spec(m) for m in ("jax", "optax")):
         from hilo_env.training.jax_league import has_jitted_form
 

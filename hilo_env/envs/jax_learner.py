@@ -115,12 +115,14 @@ class JaxLearnerEnv:
         """The learner's episode is over: its match ended, or it was eliminated."""
         return game.terminated | game.eliminated[learner]
 
-    def _opponent(self, state: LearnerState, key: jax.Array) -> jax.Array:
-        """The action of the opponent to act."""
+    def _opponent(self, state: LearnerState, key: jax.Array, over: jax.Array) -> jax.Array:
+        """The action of the opponent to act. Where the learner's episode is ``over`` the
+        action is ignored (a new match starts) and the opponent sees no legal action, so an
+        agent is never asked about a finished match."""
         game, n = state.game, self.env.num_players
         i = (game.current_player - state.learner) % n - 1
         return lax.switch(i % len(self.opponents), self.opponents, game.observation,
-                          game.legal_action_mask, key)
+                          game.legal_action_mask & ~over, key)
 
     def _to_learner(self, state: LearnerState, key: jax.Array, counted: jax.Array) -> LearnerState:
         """Opponents act until the learner must decide; a finished match restarts (in a new
@@ -136,7 +138,8 @@ class JaxLearnerEnv:
             over = self._over(s.game, s.learner)
             # one call of the backend's play: the opponent's step, or a new match where over;
             # a deck is drawn from deal_key only where a hand starts
-            game = self.env.play_from_key(s.game, self._opponent(s, act_key), deal_key, over)
+            game = self.env.play_from_key(s.game, self._opponent(s, act_key, over), deal_key,
+                                          over)
             chips = jnp.where(over, 0.0, game.rewards[s.learner])
             s = LearnerState(
                 game=game,
