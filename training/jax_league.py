@@ -174,7 +174,7 @@ def has_jitted_form(name: str, game: str | None = None) -> bool:
     """Whether :func:`jitted_form` may play agent ``name`` (loads nothing): a native form, a
     network, or another registered Equation Hi-Lo agent through :func:`host_play` (refused
     there if it is not deterministic under the rules)."""
-    return games.get(game).name == games.DEFAULT and (
+    return games.get(game).name == games.DEFAULT and not name.startswith(RLLIB_PREFIX) and (
         name in NATIVE or name.startswith((PPO_PREFIX, JAX_PREFIX))
         or name in agents.names(game))
 
@@ -215,7 +215,7 @@ def jitted_form(name: str, rules: Any, game: str | None = None) -> tuple[Play, A
     agents.check(name, game)
     if games.get(game).name != games.DEFAULT:
         raise ValueError(f"the JAX trainer plays Equation Hi-Lo, not {games.get(game).title}")
-    if not has_jitted_form(name, game) or name.startswith(RLLIB_PREFIX):
+    if not has_jitted_form(name, game):
         with_form = [n for n in agents.names(game) if has_jitted_form(n, game)]
         raise ValueError(f"agent {name!r} has no jitted form for the JAX trainer; these have "
                          f"one: {', '.join(with_form)}")
