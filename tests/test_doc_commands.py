@@ -64,6 +64,8 @@ SKIP = {
                               "jax_smoke's sizes",
     "hilo train jax_gpu": "made for a GPU: 65,536 games a step, about 1 M decisions an "
                           "iteration (minutes each on this CPU)",
+    "hilo train jax_heuristic": "as jax_scratch, with the heuristic's host callback at every "
+                                "opponent turn; tests/test_jax_ppo.py plays the callback",
     "hilo exploit ppo_standard --start ppo_standard --decisions 800000 --seed 1 --backend jax "
     "--evals 1": "compiles the JAX trainer at [256, 256] (a minute or two here); "
                  "tests/test_jax_ppo.py runs hilo exploit's backend jax at jax_smoke's sizes",
