@@ -166,17 +166,12 @@ def caller_form(rules: RuleSet) -> tuple[Play, dict[str, jax.Array]]:
     return play, tables
 
 
-NATIVE = ("random", "caller")
-"""The agents with a jitted form of their own (networks aside)."""
-
-
 def has_jitted_form(name: str, game: str | None = None) -> bool:
     """Whether :func:`jitted_form` may play agent ``name`` (loads nothing): a native form, a
     network, or another registered Equation Hi-Lo agent through :func:`host_play` (refused
     there if it is not deterministic under the rules)."""
     return games.get(game).name == games.DEFAULT and not name.startswith(RLLIB_PREFIX) and (
-        name in NATIVE or name.startswith((PPO_PREFIX, JAX_PREFIX))
-        or name in agents.names(game))
+        name.startswith((PPO_PREFIX, JAX_PREFIX)) or name in agents.names(game))
 
 
 def is_network(name: str, game: str | None = None) -> bool:

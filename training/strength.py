@@ -57,11 +57,11 @@ response used these."""
 BACKEND_NAMES = {"jax": "JAX trainer", "sb3": "MaskablePPO"}
 """How the page names each trainer of a best response."""
 SHIPPED = "ppo"
+"""The agent name whose model files decide the table sizes of a game."""
 TABLE_LBR_AGENTS = ("heuristic", "ppo")
 """The agents whose LBR bound each larger Equation Hi-Lo table measures: the shipped model
 trained for that size, and the heuristic, which LBR refuses there (it draws its field of
 opponents at random, so it cannot say its action probabilities): the page says so."""
-"""The agent name whose model files decide the table sizes of a game."""
 DOC, PLOT = Path("docs/strength.md"), Path("docs/strength.png")
 
 
