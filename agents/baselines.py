@@ -8,6 +8,7 @@ gauntlet, ``HiLoVectorEnv``), observations included (:func:`~agents.base.overrid
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 
 import numpy as np
@@ -183,18 +184,17 @@ class HeuristicAgent(TableReader):
     """
 
     name = "heuristic"
-
-    @property
-    def deterministic(self) -> bool:  # type: ignore[override]
-        """True heads-up: its equity is then exact or sampled with seeds of the cards alone;
-        against several opponents it draws their field from its generator."""
-        return self.rules.num_players == 2
+    deterministic = True
+    """Its actions are a function of its observation (and its seed): heads-up its equity is
+    exact or sampled with seeds of the cards alone; against several opponents their field is
+    drawn from a generator seeded by the cards on the table and its own seed."""
 
     def __init__(self, rules: RuleSet, seed: int | None = 0, *, raise_equity: float = 0.62,
                  pot_equity: float = 0.72, shove_equity: float = 0.85,
                  call_margin: float = 0.02) -> None:
         super().__init__(rules, seed)
         self.estimator = Estimator.shared(rules)
+        self._salt = int(self.rng.integers(2**63))  # the seed's part of every field's seed
         self._recent: dict[tuple, np.ndarray] = {}
         self.raise_equity, self.pot_equity = raise_equity, pot_equity
         self.shove_equity, self.call_margin = shove_equity, call_margin
@@ -225,13 +225,16 @@ class HeuristicAgent(TableReader):
 
     def shares(self, view: TableView, ops: str | None = None) -> np.ndarray:
         """:meth:`Estimator.shares`, remembered for the cards on the table (a betting round
-        and the declaration after it see the same cards)."""
+        and the declaration after it see the same cards). The opponents' field at 3+ players
+        is drawn from a generator seeded by those cards and the agent's seed, so the same
+        observation always gets the same equity (:attr:`deterministic`)."""
         key = (view.hidden, view.face_up, view.operators, view.roots, view.in_hand, ops)
         got = self._recent.get(key)
         if got is None:
             if len(self._recent) >= _RECENT:
                 self._recent.clear()
-            got = self._recent[key] = self.estimator.shares(view, ops, self.rng)
+            rng = np.random.default_rng([self._salt, zlib.crc32(repr(key).encode())])
+            got = self._recent[key] = self.estimator.shares(view, ops, rng)
         return got
 
     def equity(self, view: TableView, ops: str | None = None) -> float:

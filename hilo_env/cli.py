@@ -34,7 +34,7 @@
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
 ``hilo strength [--deals N] [--gauntlet-deals N] [--lbr-deals N] [--response-decisions N]
-[--response-seeds N]``
+[--response-seeds N] [--jobs N]``
     One strength table of every shipped agent of every game: docs/strength.md and
     docs/strength.png (``training.strength``).
 ``hilo serve [--host 127.0.0.1] [--port 8765]``
@@ -364,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--response-seeds", type=int, default=2,
                    help="RL best responses to each agent, one per seed: the bound's spread "
                         "(default: %(default)s)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes playing its steps at once (each match, each agent's "
+                        "bounds): the same figures in less time on more cores (default: 1)")
     p.add_argument("--output", default="docs/strength.md",
                    help="the page to write (default: %(default)s)")
     p.add_argument("--plot", default="docs/strength.png",
@@ -856,7 +859,7 @@ def _cmd_population(args: argparse.Namespace) -> int:
 
 
 def _cmd_strength(args: argparse.Namespace) -> int:
-    for option in ("deals", "gauntlet_deals", "lbr_deals", "response_seeds"):
+    for option in ("deals", "gauntlet_deals", "lbr_deals", "response_seeds", "jobs"):
         if getattr(args, option) < 1:
             raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
                               f"{getattr(args, option)}")
@@ -869,7 +872,7 @@ def _cmd_strength(args: argparse.Namespace) -> int:
                     lbr_deals=args.lbr_deals, response_decisions=args.response_decisions,
                     response_seeds=args.response_seeds, seed=args.seed)
     command = "hilo strength " + " ".join(sys.argv[2:])
-    doc = write(build(budget, progress, command.strip()), args.output, args.plot)
+    doc = write(build(budget, progress, command.strip(), args.jobs), args.output, args.plot)
     print(f"wrote {doc} and {args.plot}")
     return EXIT_OK
 

@@ -23,6 +23,7 @@ from hilo_env.agents.equity import (
 )
 from hilo_env.agents.ppo import PPOAgent, rules_path, save_model
 from hilo_env.agents.table_view import read_observation
+from hilo_env.envs.equation_hilo_aec import raw_env
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, showdown
 from hilo_env.equation_hilo.engine import Game, Phase
@@ -244,6 +245,32 @@ def test_estimator_samples_are_deterministic_and_cached():
     assert np.all(low >= 0) and np.all(high >= 0)
     exact = est.completions([8, 3, 1, 4], "-*/", 0, 1, up_left=0, hidden_unknown=False)
     assert exact[0].tolist() == [0.0] and exact[1].tolist() == [0.0]
+
+
+def test_the_heuristic_at_four_players_is_a_function_of_its_observation():
+    """Its field of opponents is drawn from the cards on the table and its seed: the same
+    observations in another order, to a fresh agent, get the same actions; another seed may
+    differ. So LBR and the JAX trainer's host callback can ask it at any table size."""
+    rules = RuleSet.preset("standard").replace(num_players=4)
+    env = raw_env(rules)
+    env.reset(seed=5)
+    rows, masks, walker = [], [], agents.make("random", rules, seed=1)
+    for _ in env.agent_iter():
+        seen, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        rows.append(seen["observation"])
+        masks.append(seen["action_mask"])
+        env.step(walker.act(seen["observation"], seen["action_mask"]))
+    heuristic = agents.make("heuristic", rules, seed=0)
+    assert heuristic.deterministic and len(rows) > 8
+    first = [heuristic.act(o, m) for o, m in zip(rows, masks, strict=True)]
+    fresh = agents.make("heuristic", rules, seed=0)
+    again = [fresh.act(o, m) for o, m in reversed(list(zip(rows, masks, strict=True)))]
+    assert first == again[::-1]
+    probabilities = heuristic.action_probabilities(rows[0], masks[0])
+    assert probabilities[first[0]] == 1.0
 
 
 def test_heuristic_declares_by_expected_value():

@@ -12,6 +12,7 @@ import pytest
 
 from hilo_env import agents, games
 from hilo_env.agents.jax_policy import JaxPolicyAgent, save_policy
+from hilo_env.agents.registry import unregister
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
 
@@ -199,11 +200,27 @@ def test_opponent_networks_are_arguments_not_constants_of_the_iteration():
     assert not {(int(a), int(b)) for a, b in constants} & weights
 
 
-def test_agents_without_a_jitted_form_are_refused():
+class _Coin(agents.Agent):
+    """A registered stochastic agent: no jitted form, no host callback."""
+
+    name = "coin"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+@pytest.fixture
+def coin():
+    agents.register("coin", _Coin)
+    yield "coin"
+    unregister("coin")
+
+
+def test_agents_without_a_jitted_form_are_refused(coin):
     from hilo_env.training import jax_league
 
-    with pytest.raises(ValueError, match="'heuristic' is not deterministic at 3 players"):
-        jax_league.jitted_policy("heuristic", games.get(None).rules("standard", 3))
+    with pytest.raises(ValueError, match="'coin' is not deterministic at 3 players"):
+        jax_league.jitted_policy(coin, games.get(None).rules("standard", 3))
     with pytest.raises(ValueError, match="Equation Hi-Lo"):
         jax_league.jitted_policy("random", None, game="lohi")
 
@@ -229,12 +246,12 @@ def test_the_heuristic_plays_in_the_program_through_a_host_callback():
         jnp.asarray(observations[:3]) * 0, jnp.asarray(empty), jax.random.key(0))).any()
 
 
-def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path):
+def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path, coin):
     from hilo_env.cli import EXIT_USAGE, main
 
-    assert main(["exploit", "heuristic", "--backend", "jax", "--decisions", "10", "--players",
+    assert main(["exploit", coin, "--backend", "jax", "--decisions", "10", "--players",
                  "3"]) == EXIT_USAGE
-    assert "--backend jax: agent 'heuristic' is not deterministic at 3 players" in \
+    assert "--backend jax: agent 'coin' is not deterministic at 3 players" in \
         capsys.readouterr().err
     config = tmp_path / "lohi.yaml"
     config.write_text("game: lohi\nbackend: jax\nbaselines: [random]\n")

@@ -65,7 +65,6 @@ def test_a_stochastic_agent_without_probabilities_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="LBR cannot respond to agent 'coin'"):
         LBR(Coin(STANDARD), STANDARD)
     three = STANDARD.replace(num_players=3)
-    assert not agents.make("heuristic", three).deterministic  # it samples the field
     with pytest.raises(ValueError, match="2-player"):
         LBR(agents.make("caller", three), three)
 
@@ -177,8 +176,9 @@ def test_the_local_best_response_of_a_table_is_table_lbr_from_3_players() -> Non
         assert type(local_best_response(agents.make("caller", rules), rules)) is TableLBR
     with pytest.raises(ValueError, match="3 or more players, not 2"):
         TableLBR(agents.make("caller", STANDARD), STANDARD)
-    with pytest.raises(ValueError, match="LBR cannot respond to agent 'heuristic'"):
-        TableLBR(agents.make("heuristic", THREE), THREE)
+    with pytest.raises(ValueError, match="LBR cannot respond to agent 'coin'"):
+        TableLBR(Coin(THREE), THREE)
+    assert type(local_best_response(agents.make("heuristic", THREE), THREE)) is TableLBR
 
 
 def test_table_lbr_beats_random_and_caller_by_far_at_3_players() -> None:
@@ -259,5 +259,6 @@ def test_hilo_exploit_method_lbr_plays_larger_tables(capsys: pytest.CaptureFixtu
     assert main(["exploit", "caller", "--method", "lbr", "--players", "3", "--hands", "2"]) == 0
     out = capsys.readouterr().out
     assert "LBR) to caller at 3 players (LBR in one seat, caller in the other 2)" in out
-    assert main(["exploit", "heuristic", "--method", "lbr", "--players", "4"]) != 0
-    assert "LBR cannot respond to agent 'heuristic'" in capsys.readouterr().err
+    assert main(["exploit", "heuristic", "--method", "lbr", "--players", "4", "--hands",
+                 "2"]) == 0
+    assert "heuristic in the other 3" in capsys.readouterr().out

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from hilo_env import games
+from hilo_env import agents, games
+from hilo_env.agents.registry import unregister
 from hilo_env.training.evaluate import tournament
 from hilo_env.training.strength import (
     Bounds,
     Budget,
     Report,
     Response,
+    Step,
     TableBound,
     head_to_head,
     response_backend,
+    run,
     seated_agents,
     table_bound,
     trained_against,
@@ -73,13 +77,41 @@ def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
     assert "*None found*: no RL response to caller beats it" in text  # said, once
 
 
+class _Coin(agents.Agent):
+    """A registered agent that samples its actions and says no probabilities."""
+
+    name = "coin"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
 def test_larger_tables_get_an_lbr_bound_or_say_why_not() -> None:
     three = games.get("hilo").rules(None, 3)
-    refused = table_bound("heuristic", three, Budget(lbr_deals=2))
-    assert refused == TableBound(3, "heuristic")  # nothing played
+    agents.register("coin", _Coin)
+    try:
+        refused = table_bound("coin", three, Budget(lbr_deals=2))
+    finally:
+        unregister("coin")
+    assert refused == TableBound(3, "coin")  # nothing played
     measured = table_bound("caller", three, Budget(lbr_deals=2))
     assert (measured.players, measured.agent, measured.deals) == (3, "caller", 2)
     assert measured.lbr is not None and measured.lbr[0] > 0
+
+
+def test_steps_in_several_processes_give_what_one_by_one_gives() -> None:
+    """``hilo strength --jobs 2``: the same results, in the steps' order, as one process."""
+    steps = [Step(f"{name} against random", tournament, (["random", name], STANDARD, 20, 3),
+                  lambda result: None) for name in ("caller", "heuristic")]
+    steps.append(Step("LBR against caller, 3 players", table_bound,
+                      ("caller", games.get("hilo").rules(None, 3), Budget(lbr_deals=3)),
+                      lambda result: None))
+    said: list[str] = []
+    alone, together = run(steps, 1), run(steps, 2, said.append)
+    for one, other in zip(alone[:2], together[:2], strict=True):
+        assert head_to_head(one) == head_to_head(other) and one.names == other.names
+    assert together[2].lbr == alone[2].lbr and together[2].deals == 3
+    assert said[0] == "3 steps in 2 processes" and len(said) == 4
 
 
 def test_the_page_shows_the_larger_tables_lbr_bounds(tmp_path: Path) -> None:
@@ -94,10 +126,10 @@ def test_the_page_shows_the_larger_tables_lbr_bounds(tmp_path: Path) -> None:
     assert "## Equation Hi-Lo, standard rules, 3-6 players: LBR bounds" in text
     assert "| 3 | ppo | +4.00 ± 1.50 | exploitability >= +2.50 | 10,000 | 5.0 min |" in text
     assert "| 6 | ppo | +1.00 ± 2.00 | no exploit found by LBR" in text
-    assert "| 3 | heuristic | refused (no probabilities" in text
+    assert "| 3 | heuristic | refused (it gives no action probabilities)" in text
     closing = text[text.index("## Closing note"):]
     assert "`ppo` at 3 players +4.00 ± 1.50 (exploitability >= +2.50)" in closing
-    assert "LBR refuses `heuristic` there" in closing
+    assert "LBR refuses `heuristic` there: no action probabilities" in closing
 
 
 def test_responses_train_on_the_jax_trainer_where_it_is_installed(monkeypatch) -> None:

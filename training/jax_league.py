@@ -18,13 +18,13 @@ over two minutes on an H200 (docs/benchmarks.md, "GPU figures").
 |                                     | observation, its discards from the solver's table   |
 | ``heuristic``, the gauntlet's       | :func:`host_play`: the NumPy agent itself, asked    |
 | styles, any other registered agent  | from the program through ``jax.pure_callback``,     |
-|                                     | where it is deterministic (2 players)               |
+|                                     | where it is deterministic (the heuristic is)        |
 
 A host agent costs a round trip to the host and the agent's own Python speed at each opponent
 turn, and under ``vmap`` a ``switch`` runs every opponent for every game: in a league it plays
 for all the league's games, its own or not. :func:`jitted_form` refuses an agent that is not
-deterministic under the rules (the heuristic at 3 or more players draws its field at random)
-and the ``rllib:`` models. A frozen snapshot of the learner is played by sampling its network
+deterministic under the rules (a registered agent that samples its actions) and the
+``rllib:`` models. A frozen snapshot of the learner is played by sampling its network
 (``training.jax_ppo.league_view``).
 """
 

@@ -33,6 +33,7 @@ minutes; the document records the command, the machine and the minutes it took.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import os
@@ -60,8 +61,9 @@ SHIPPED = "ppo"
 """The agent name whose model files decide the table sizes of a game."""
 TABLE_LBR_AGENTS = ("heuristic", "ppo")
 """The agents whose LBR bound each larger Equation Hi-Lo table measures: the shipped model
-trained for that size, and the heuristic, which LBR refuses there (it draws its field of
-opponents at random, so it cannot say its action probabilities): the page says so."""
+trained for that size, and the heuristic (deterministic at every size, its opponents' field
+seeded by the cards it sees). An agent LBR refuses (no action probabilities) is listed as
+refused."""
 DOC, PLOT = Path("docs/strength.md"), Path("docs/strength.png")
 
 
@@ -211,11 +213,14 @@ def trained_key(game: str, name: str, players: int) -> str:
 
 
 def build(budget: Budget, on_step: Callable[[str], None] | None = None,
-          command: str = "") -> Report:
-    """Play everything :data:`DOC` shows under ``budget``; ``on_step`` hears each step."""
+          command: str = "", jobs: int = 1) -> Report:
+    """Play everything :data:`DOC` shows under ``budget``; ``on_step`` hears each step. With
+    ``jobs`` above 1 the steps (each match, each agent's bounds, tiny) run in that many
+    processes at once: the same seeds, hence the same figures, in less time."""
     say = on_step or (lambda text: None)
     report = Report(budget=budget, command=command)
     start = time.perf_counter()
+    steps: list[Step] = []
     for game in games.names():
         spec = games.get(game)
         for n in table_sizes(game):
@@ -228,36 +233,86 @@ def build(budget: Budget, on_step: Callable[[str], None] | None = None,
             if len(names) < 2 and not spec.cooperative:
                 report.notes.append(f"{spec.title}, {n} players: fewer than two agents")
                 continue
-            say(f"{spec.title}, {n} players: {', '.join(names)}")
-            report.tournaments.append(tournament(
-                names, rules, budget.deals * n, budget.seed, game=game, progress=False,
-                rules_name=f"{spec.default_rules}, {n} players"))
+            play = functools.partial(tournament, game=game, progress=False,
+                                     rules_name=f"{spec.default_rules}, {n} players")
+            steps.append(Step(f"{spec.title}, {n} players: {', '.join(names)}", play,
+                              (names, rules, budget.deals * n, budget.seed),
+                              report.tournaments.append))
     hilo = games.get(games.DEFAULT)
     standard = hilo.rules(None, 2)
     for name in seated_agents(games.DEFAULT, standard):
-        report.bounds[name] = _bounds(name, standard, budget, say)
+        steps.append(Step(f"gauntlet, LBR and RL responses against {name}", _bounds,
+                          (name, standard, budget), functools.partial(report.bounds.__setitem__,
+                                                                      name)))
     for n in table_sizes(games.DEFAULT):
         if n > 2:
             rules = hilo.rules(None, n)
-            report.table_bounds += [table_bound(name, rules, budget, say)
-                                    for name in seated_agents(games.DEFAULT, rules)
-                                    if name in TABLE_LBR_AGENTS]
-    _tiny(report, budget, say)
+            steps += [Step(f"LBR against {name}, {n} players", table_bound,
+                           (name, rules, budget), report.table_bounds.append)
+                      for name in seated_agents(games.DEFAULT, rules)
+                      if name in TABLE_LBR_AGENTS]
+    steps.append(Step("tiny: exact NashConv and LBR", _tiny, (budget,),
+                      lambda found: (report.tiny.update(found[0]), report.notes.extend(found[1]))))
+    for step, result in zip(steps, run(steps, jobs, say), strict=True):
+        step.keep(result)
     report.seconds = time.perf_counter() - start
     return report
 
 
-def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -> Bounds:
+class Step(NamedTuple):
+    """One independent piece of :func:`build`: ``function(*args)``, whose result ``keep``
+    puts in the report."""
+
+    what: str
+    """What it plays, for the progress lines."""
+    function: Callable[..., Any]
+    """A function at a module's top level, or a partial of one (a worker process imports it
+    by name)."""
+    args: tuple
+    keep: Callable[[Any], Any]
+
+
+def run(steps: list[Step], jobs: int, say: Callable[[str], None] = lambda text: None
+        ) -> list[Any]:
+    """Each step's result, in the steps' order: one by one here, or in ``jobs`` fresh
+    processes (spawned, so no thread pool or JAX state is forked), each step once."""
+    if jobs <= 1:
+        out = []
+        for step in steps:
+            say(step.what)
+            out.append(step.function(*step.args))
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_one_thread) as pool:
+        futures = {pool.submit(step.function, *step.args): step.what for step in steps}
+        say(f"{len(steps)} steps in {jobs} processes")
+        for done in as_completed(futures):
+            say(f"done: {futures[done]}")
+        return [future.result() for future in futures]
+
+
+def _one_thread() -> None:
+    """A worker of :func:`_run`: one thread for torch, as the processes share the cores."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def _bounds(name: str, rules: Any, budget: Budget) -> Bounds:
     from hilo_env.training.gauntlet import gauntlet
     from hilo_env.training.lbr import gives_probabilities, lbr_match
 
     out = Bounds()
-    say(f"gauntlet against {name}")
     result = gauntlet(name, rules, budget.gauntlet_deals * 2, budget.seed)
     best = result.best_exploit()
     out.gauntlet = (best, *result.score(best))
     if gives_probabilities(agents.make(name, rules, seed=0)):
-        say(f"LBR against {name}")
         match = lbr_match(name, rules, budget.lbr_deals, budget.seed)
         out.lbr, out.lbr_seconds = match.score(0), match.seconds
     if budget.response_decisions:
@@ -265,8 +320,6 @@ def _bounds(name: str, rules: Any, budget: Budget, say: Callable[[str], None]) -
 
         backend = response_backend(name)
         for seed in range(RESPONSE_SEED, RESPONSE_SEED + budget.response_seeds):
-            say(f"RL best response to {name}, {budget.response_decisions:,} decisions, "
-                f"seed {seed}, {BACKEND_NAMES[backend]}")
             bound = exploit(name, "standard", decisions=budget.response_decisions, seed=seed,
                             hands=budget.lbr_deals, evals=1, output_dir="runs/strength",
                             name=f"response_{name}_{seed}", backend=backend).bound
@@ -287,8 +340,7 @@ def response_backend(name: str) -> str:
     return "sb3"
 
 
-def table_bound(name: str, rules: Any, budget: Budget,
-                say: Callable[[str], None] = lambda text: None) -> TableBound:
+def table_bound(name: str, rules: Any, budget: Budget) -> TableBound:
     """``name``'s LBR bound at a table of ``rules`` (3 or more players), ``budget.lbr_deals``
     duplicate deals; none where LBR refuses the agent."""
     from hilo_env.training.lbr import gives_probabilities, lbr_match
@@ -296,13 +348,13 @@ def table_bound(name: str, rules: Any, budget: Budget,
     n = rules.num_players
     if not gives_probabilities(agents.make(name, rules, seed=0)):
         return TableBound(n, name)
-    say(f"LBR against {name}, {n} players")
     match = lbr_match(name, rules, budget.lbr_deals, budget.seed)
     return TableBound(n, name, match.score(0), match.deals, match.seconds)
 
 
-def _tiny(report: Report, budget: Budget, say: Callable[[str], None]) -> None:
-    """Exact NashConv and LBR on tiny, for the agents that sit there."""
+def _tiny(budget: Budget) -> tuple[dict[str, tuple[float, float, float]], list[str]]:
+    """Exact NashConv and LBR on tiny, for the agents that sit there (:attr:`Report.tiny`),
+    and the page's notes."""
     from hilo_env.training.lbr import lbr_match
 
     try:
@@ -310,14 +362,14 @@ def _tiny(report: Report, budget: Budget, say: Callable[[str], None]) -> None:
 
         from hilo_env.envs.openspiel_policy import exact_exploitability
     except ImportError:
-        report.notes.append("tiny: the openspiel extra is not installed, no exact NashConv")
-        return
+        return {}, ["tiny: the openspiel extra is not installed, no exact NashConv"]
     tiny = games.get(games.DEFAULT).rules("tiny")
+    out = {}
     for name in seated_agents(games.DEFAULT, tiny):
-        say(f"tiny: exact NashConv and LBR of {name}")
         exact = exact_exploitability(name, tiny).nash_conv
         mean, ci = lbr_match(name, tiny, budget.lbr_deals, budget.seed).score(0)
-        report.tiny[name] = (exact, mean, ci)
+        out[name] = (exact, mean, ci)
+    return out, []
 
 
 # ---- the document --------------------------------------------------------------------------
@@ -479,8 +531,8 @@ def _table_bounds_section(report: Report) -> list[str]:
              "|---|---|---|---|---|---|"]
     for b in report.table_bounds:
         if b.lbr is None:
-            lines.append(f"| {b.players} | {b.agent} | refused (no probabilities: it draws "
-                         "its field at random) | | | |")
+            lines.append(f"| {b.players} | {b.agent} | refused (it gives no action "
+                         "probabilities) | | | |")
             continue
         lines.append(f"| {b.players} | {b.agent} | {_cell(*b.lbr)} | {_verdict(*b.lbr)} | "
                      f"{b.deals:,} | {b.seconds / 60:.1f} min |")
@@ -536,8 +588,8 @@ def _closing_section(report: Report) -> list[str]:
                  + "; ".join(tables) + ".")
         refused = sorted({b.agent for b in report.table_bounds if b.lbr is None})
         if refused:
-            text += (f" LBR refuses {', '.join(f'`{r}`' for r in refused)} there: it draws "
-                     "its field at random, so it cannot say its action probabilities.")
+            text += (f" LBR refuses {', '.join(f'`{r}`' for r in refused)} there: no "
+                     "action probabilities.")
     elif big:
         text += (f" The larger tables' agents (`ppo` at {', '.join(map(str, big))} players) "
                  "have no LBR bound in this run; their evidence is the multi-player tables "
