@@ -34,7 +34,7 @@
     A PSRO-style loop: agents trained against their past selves and best responses to them,
     with each agent's exploitability bound (``training.population``).
 ``hilo strength [--deals N] [--gauntlet-deals N] [--lbr-deals N] [--response-decisions N]
-[--response-seeds N] [--jobs N]``
+[--response-seeds N] [--table-lbr-agents AGENT ...] [--jobs N]``
     One strength table of every shipped agent of every game: docs/strength.md and
     docs/strength.png (``training.strength``).
 ``hilo serve [--host 127.0.0.1] [--port 8765]``
@@ -364,6 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--response-seeds", type=int, default=2,
                    help="RL best responses to each agent, one per seed: the bound's spread "
                         "(default: %(default)s)")
+    p.add_argument("--table-lbr-agents", nargs="+", default=["heuristic", "ppo"],
+                   metavar="AGENT",
+                   help="the agents whose LBR bound each larger Equation Hi-Lo table "
+                        "measures (default: heuristic ppo)")
     p.add_argument("--jobs", type=int, default=1,
                    help="processes playing its steps at once (each match, each agent's "
                         "bounds): the same figures in less time on more cores (default: 1)")
@@ -870,7 +874,8 @@ def _cmd_strength(args: argparse.Namespace) -> int:
 
     budget = Budget(deals=args.deals, gauntlet_deals=args.gauntlet_deals,
                     lbr_deals=args.lbr_deals, response_decisions=args.response_decisions,
-                    response_seeds=args.response_seeds, seed=args.seed)
+                    response_seeds=args.response_seeds, seed=args.seed,
+                    table_lbr_agents=tuple(args.table_lbr_agents))
     command = "hilo strength " + " ".join(sys.argv[2:])
     doc = write(build(budget, progress, command.strip(), args.jobs), args.output, args.plot)
     print(f"wrote {doc} and {args.plot}")

@@ -18,7 +18,7 @@ players each agent also gets
   shipped run used: the bound's spread over seeds), on the JAX trainer where the agent has a
   jitted form and the ``jax`` extra is installed, else MaskablePPO (:func:`response_backend`);
 
-at each larger Equation Hi-Lo table the agents of :data:`TABLE_LBR_AGENTS` get their LBR bound
+at each larger Equation Hi-Lo table the agents of ``table_lbr_agents`` get their LBR bound
 there (LBR in one seat, the agent in every other: :class:`training.lbr.TableLBR`);
 
 and on ``tiny`` the exact NashConv (:func:`envs.openspiel_policy.exact_exploitability`, with
@@ -59,11 +59,6 @@ BACKEND_NAMES = {"jax": "JAX trainer", "sb3": "MaskablePPO"}
 """How the page names each trainer of a best response."""
 SHIPPED = "ppo"
 """The agent name whose model files decide the table sizes of a game."""
-TABLE_LBR_AGENTS = ("heuristic", "ppo")
-"""The agents whose LBR bound each larger Equation Hi-Lo table measures: the shipped model
-trained for that size, and the heuristic (deterministic at every size, its opponents' field
-seeded by the cards it sees). An agent LBR refuses (no action probabilities) is listed as
-refused."""
 DOC, PLOT = Path("docs/strength.md"), Path("docs/strength.png")
 
 
@@ -81,6 +76,10 @@ class Budget:
     """Decisions of each RL best response; 0 leaves the RL bound out."""
     response_seeds: int = 2
     """RL best responses to each agent, one per seed: the bound's spread."""
+    table_lbr_agents: tuple[str, ...] = ("heuristic", "ppo")
+    """The agents whose LBR bound each larger Equation Hi-Lo table measures (``ppo``: the
+    model shipped for that size). An agent LBR refuses (no action probabilities) is listed
+    as refused."""
     seed: int = 0
 
 
@@ -131,7 +130,7 @@ class Report:
     tiny: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     """Agent -> (exact NashConv, LBR's chips per hand on tiny, CI)."""
     table_bounds: list[TableBound] = field(default_factory=list)
-    """The LBR bounds at 3 or more players (:data:`TABLE_LBR_AGENTS`)."""
+    """The LBR bounds at 3 or more players (:attr:`Budget.table_lbr_agents`)."""
     notes: list[str] = field(default_factory=list)
     trained: dict[str, list[str]] = field(default_factory=dict)
     """Model agent (``game/name``) -> its training config's opponents."""
@@ -250,7 +249,7 @@ def build(budget: Budget, on_step: Callable[[str], None] | None = None,
             steps += [Step(f"LBR against {name}, {n} players", table_bound,
                            (name, rules, budget), report.table_bounds.append)
                       for name in seated_agents(games.DEFAULT, rules)
-                      if name in TABLE_LBR_AGENTS]
+                      if name in budget.table_lbr_agents]
     steps.append(Step("tiny: exact NashConv and LBR", _tiny, (budget,),
                       lambda found: (report.tiny.update(found[0]), report.notes.extend(found[1]))))
     for step, result in zip(steps, run(steps, jobs, say), strict=True):
@@ -406,7 +405,8 @@ def markdown(report: Report) -> str:
              f"{platform.python_version()}",
              f"- took {report.seconds / 60:.1f} minutes",
              f"- budgets: {b.deals:,} duplicate deals per head-to-head table, "
-             f"{b.gauntlet_deals:,} per gauntlet match, {b.lbr_deals:,} per LBR match; RL best "
+             f"{b.gauntlet_deals:,} per gauntlet match, {b.lbr_deals:,} per LBR match (at "
+             f"3+ players against {', '.join(b.table_lbr_agents) or 'none'}); RL best "
              "responses: " + (f"{b.response_decisions:,} decisions each, fresh weights, "
                               + (f"seeds {RESPONSE_SEED} to {RESPONSE_SEED + b.response_seeds - 1}"
                                  if b.response_seeds > 1 else f"seed {RESPONSE_SEED}")
