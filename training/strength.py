@@ -294,7 +294,7 @@ def run(steps: list[Step], jobs: int, say: Callable[[str], None] = lambda text: 
 
 
 def _one_thread() -> None:
-    """A worker of :func:`_run`: one thread for torch, as the processes share the cores."""
+    """A worker of :func:`run`: one thread for torch, as the processes share the cores."""
     try:
         import torch
 
