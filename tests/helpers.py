@@ -1,4 +1,4 @@
-"""Helpers for the tests: stacked-deck games driven by action strings."""
+"""Helpers for the tests: stacked-deck games driven by action strings, and recorded AEC games."""
 
 from __future__ import annotations
 
@@ -19,3 +19,26 @@ def play(game: Game, *moves: str) -> Game:
     for move in moves:
         game.step(string_to_action(move))
     return game
+
+
+def record_aec(rules: RuleSet, players: list, episodes: int = 1
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every decision of ``episodes`` AEC games (reset with seeds 0, 1, ...), seat ``i``
+    played by ``players[i]``: ``(observations, masks, actions)``, one row per decision."""
+    from hilo_env import env as make_env
+
+    aec = make_env(rules=rules)
+    table = dict(zip(aec.possible_agents, players, strict=True))
+    observations, masks, actions = [], [], []
+    for episode in range(episodes):
+        aec.reset(seed=episode)
+        for name in aec.agent_iter():
+            obs, _, term, trunc, _ = aec.last()
+            if term or trunc:
+                aec.step(None)
+                continue
+            observations.append(obs["observation"])
+            masks.append(obs["action_mask"])
+            actions.append(int(table[name].act(obs["observation"], obs["action_mask"])))
+            aec.step(actions[-1])
+    return np.array(observations), np.array(masks, dtype=bool), np.array(actions)

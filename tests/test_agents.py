@@ -23,12 +23,12 @@ from hilo_env.agents.equity import (
 )
 from hilo_env.agents.ppo import PPOAgent, rules_path, save_model
 from hilo_env.agents.table_view import read_observation
-from hilo_env.envs.equation_hilo_aec import raw_env
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, showdown
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.rules import RuleSet
+from tests.helpers import record_aec
 
 PRESETS = ("standard", "classic", "duel")
 HANDS_PER_PAIRING = 700
@@ -252,17 +252,8 @@ def test_the_heuristic_at_four_players_is_a_function_of_its_observation():
     observations in another order, to a fresh agent, get the same actions; another seed may
     differ. So LBR and the JAX trainer's host callback can ask it at any table size."""
     rules = RuleSet.preset("standard").replace(num_players=4)
-    env = raw_env(rules)
-    env.reset(seed=5)
-    rows, masks, walker = [], [], agents.make("random", rules, seed=1)
-    for _ in env.agent_iter():
-        seen, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        rows.append(seen["observation"])
-        masks.append(seen["action_mask"])
-        env.step(walker.act(seen["observation"], seen["action_mask"]))
+    walkers = [agents.make("random", rules, seed=i) for i in range(4)]
+    rows, masks, _ = record_aec(rules, walkers)
     heuristic = agents.make("heuristic", rules, seed=0)
     assert heuristic.deterministic and len(rows) > 8
     first = [heuristic.act(o, m) for o, m in zip(rows, masks, strict=True)]

@@ -15,6 +15,7 @@ from hilo_env.agents.jax_policy import JaxPolicyAgent, save_policy
 from hilo_env.agents.registry import unregister
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
+from tests.helpers import record_aec
 
 pytest.importorskip("jax")
 pytest.importorskip("optax")
@@ -91,25 +92,9 @@ def test_a_policy_for_other_rules_is_refused(response):
 
 
 def _play_aec(first, second, episodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Observations, masks and actions of both seats of ``episodes`` hands of the AEC env,
+    """Observations, masks and actions of every decision of ``episodes`` AEC games,
     ``first`` in seat 0 and ``second`` in seat 1."""
-    from hilo_env import env as make_env
-
-    table = {"player_0": first, "player_1": second}
-    aec = make_env(rules=RULES)
-    observations, masks, actions = [], [], []
-    for episode in range(episodes):
-        aec.reset(seed=episode)
-        for name in aec.agent_iter():
-            obs, _, term, trunc, _ = aec.last()
-            if term or trunc:
-                aec.step(None)
-                continue
-            observations.append(obs["observation"])
-            masks.append(obs["action_mask"])
-            actions.append(int(table[name].act(obs["observation"], obs["action_mask"])))
-            aec.step(actions[-1])
-    return np.array(observations), np.array(masks, dtype=bool), np.array(actions)
+    return record_aec(RULES, [first, second], episodes)
 
 
 def test_sb3_weights_convert_to_the_same_action_probabilities(tmp_path):
