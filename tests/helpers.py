@@ -1,9 +1,16 @@
-"""Helpers for the tests: stacked-deck games driven by action strings, and recorded AEC games."""
+"""Helpers for the tests: stacked-deck games driven by action strings, recorded AEC games, and
+a registered agent that samples its actions."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
+from hilo_env import agents
+from hilo_env.agents.base import Agent
+from hilo_env.agents.registry import unregister
 from hilo_env.equation_hilo.actions import string_to_action
 from hilo_env.equation_hilo.engine import Game
 from hilo_env.equation_hilo.rules import RuleSet
@@ -42,3 +49,22 @@ def record_aec(rules: RuleSet, players: list, episodes: int = 1
             actions.append(int(table[name].act(obs["observation"], obs["action_mask"])))
             aec.step(actions[-1])
     return np.array(observations), np.array(masks, dtype=bool), np.array(actions)
+
+
+class Coin(Agent):
+    """A stochastic agent without probabilities of its own: what needs them must refuse it."""
+
+    name = "coin"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+@contextmanager
+def registered_coin() -> Iterator[str]:
+    """:class:`Coin` registered as ``coin`` for the block; its name."""
+    agents.register(Coin.name, Coin)
+    try:
+        yield Coin.name
+    finally:
+        unregister(Coin.name)

@@ -12,10 +12,9 @@ import pytest
 
 from hilo_env import agents, games
 from hilo_env.agents.jax_policy import JaxPolicyAgent, save_policy
-from hilo_env.agents.registry import unregister
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.evaluate import play_table
-from tests.helpers import record_aec
+from tests.helpers import record_aec, registered_coin
 
 pytest.importorskip("jax")
 pytest.importorskip("optax")
@@ -185,20 +184,10 @@ def test_opponent_networks_are_arguments_not_constants_of_the_iteration():
     assert not {(int(a), int(b)) for a, b in constants} & weights
 
 
-class _Coin(agents.Agent):
-    """A registered stochastic agent: no jitted form, no host callback."""
-
-    name = "coin"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.rng.choice(np.flatnonzero(action_mask)))
-
-
 @pytest.fixture
 def coin():
-    agents.register("coin", _Coin)
-    yield "coin"
-    unregister("coin")
+    with registered_coin() as name:
+        yield name
 
 
 def test_agents_without_a_jitted_form_are_refused(coin):

@@ -22,19 +22,11 @@ from hilo_env.training.lbr import (
     lbr_match,
     local_best_response,
 )
+from tests.helpers import Coin
 
 TINY = RuleSet.preset("tiny")
 STANDARD = RuleSet.preset("standard")
 THREE = STANDARD.replace(num_players=3)
-
-
-class Coin(Agent):
-    """A stochastic agent without probabilities of its own: LBR must refuse it."""
-
-    name = "coin"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.rng.choice(np.flatnonzero(action_mask)))
 
 
 def _first_observation(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:

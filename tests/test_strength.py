@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from hilo_env import agents, games
-from hilo_env.agents.registry import unregister
+from hilo_env import games
 from hilo_env.training.evaluate import tournament
 from hilo_env.training.strength import (
     Bounds,
@@ -27,6 +25,7 @@ from hilo_env.training.strength import (
     trained_key,
     write,
 )
+from tests.helpers import registered_coin
 
 STANDARD = games.get("hilo").rules(None, 2)
 
@@ -77,22 +76,10 @@ def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
     assert "*None found*: no RL response to caller beats it" in text  # said, once
 
 
-class _Coin(agents.Agent):
-    """A registered agent that samples its actions and says no probabilities."""
-
-    name = "coin"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.rng.choice(np.flatnonzero(action_mask)))
-
-
 def test_larger_tables_get_an_lbr_bound_or_say_why_not() -> None:
     three = games.get("hilo").rules(None, 3)
-    agents.register("coin", _Coin)
-    try:
-        refused = table_bound("coin", three, Budget(lbr_deals=2))
-    finally:
-        unregister("coin")
+    with registered_coin() as coin:
+        refused = table_bound(coin, three, Budget(lbr_deals=2))
     assert refused == TableBound(3, "coin")  # nothing played
     measured = table_bound("caller", three, Budget(lbr_deals=2))
     assert (measured.players, measured.agent, measured.deals) == (3, "caller", 2)
