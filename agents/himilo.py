@@ -1,6 +1,6 @@
-"""Hi MiLo! agents behind :class:`hilo_env.agents.Agent`: ``random``, the rule-based ``team``
-player and the shipped ``ppo``, by name in :data:`AGENTS` (the game's ``agents`` table, which
-:func:`hilo_env.agents.registry.make` reads).
+"""Hi MiLo! agents behind :class:`hilo_env.agents.Agent`: ``random``, the rule-based
+``team`` player and the shipped ``ppo`` and ``value``, by name in :data:`AGENTS` (the game's
+``agents`` table, which :func:`hilo_env.agents.registry.make` reads).
 
 The team player reads only its own observation (:mod:`himilo.observation`):
 
@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from hilo_env.agents import himilo_value
 from hilo_env.agents.base import Agent, check_observations
 from hilo_env.agents.baselines import RandomAgent
 from hilo_env.agents.registry import MODELS, shipped_model
@@ -167,7 +168,10 @@ AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent, "team": TeamAgent,
     "ppo": shipped_model("ppo", {4: MODELS / "himilo_ppo_4p.zip"}, game="himilo"),
+    "value": himilo_value.shipped({n: MODELS / f"himilo_value_{n}p.npz" for n in (3, 4, 5)}),
 }
-"""Hi MiLo!'s agents by name: ``random`` (uniform over the mask), ``team`` and ``ppo`` (the
-shipped MaskablePPO policy, one model per player count: ``agents/models/himilo_ppo_*p.zip``)."""
+"""Hi MiLo!'s agents by name: ``random`` (uniform over the mask), ``team``, ``ppo`` (the
+shipped MaskablePPO policy, one model per player count: ``agents/models/himilo_ppo_*p.zip``)
+and ``value`` (the shipped after-state value networks, :mod:`agents.himilo_value`:
+``agents/models/himilo_value_*p.npz``)."""
 

@@ -670,7 +670,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
         require_extra("jax", "hilo train (backend jax)")
     require_extra(extra, f"hilo train (backend {config.backend})")
     try:
-        if config.backend == "rllib":
+        if config.algorithm == "value":
+            from hilo_env.training.value_iteration import train
+        elif config.backend == "rllib":
             from hilo_env.training.rllib_train import train
         elif config.backend == "jax":
             from hilo_env.training.jax_ppo import train
@@ -682,11 +684,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     planned = f"{config.planned_decisions:,} decisions"
     if config.planned_decisions != config.total_timesteps:
-        about = "" if config.backend == "sb3" else "about "
+        about = "" if config.backend == "sb3" and config.algorithm == "ppo" else "about "
         planned = (f"{about}{planned} ({config.total_timesteps:,} asked, in whole iterations "
                    f"of {config.rollout_decisions:,})")
-    print(f"training {config.name}: {planned}, outputs in {config.run_dir}/ (tensorboard "
-          f"--logdir {config.run_dir}/tb)")
+    logs = f" (tensorboard --logdir {config.run_dir}/tb)" if config.algorithm == "ppo" else ""
+    print(f"training {config.name}: {planned}, outputs in {config.run_dir}/{logs}")
     try:
         model = train(config, progress=not args.no_progress, on_eval=_eval_printer(config.game))
     except KeyboardInterrupt:

@@ -17,9 +17,12 @@ from typing import Any
 
 from hilo_env import agents, games
 from hilo_env.equation_hilo.rules import read_yaml_mapping, short_repr, short_text
+from hilo_env.himilo.cards import NUM_WIN_CARDS
 
 BACKENDS = ("sb3", "rllib", "jax")
 """The libraries ``hilo train`` trains with (the config's ``backend``)."""
+ALGORITHMS = ("ppo", "value")
+"""What ``hilo train`` learns (the config's ``algorithm``)."""
 UPDATE_PRECISIONS = ("float32", "bfloat16")
 """The config's ``update_precision``: of PPO's gradient steps in the overlapped loop."""
 
@@ -84,6 +87,20 @@ class TrainConfig:
     ``*_every`` fields count those decisions. ``jax``: PPO in JAX on the JAX backend, one
     jitted program per iteration, on the CPU or a GPU (``training.jax_ppo``, the ``jax``
     extra; Equation Hi-Lo, baselines with a jitted form)."""
+    algorithm: str = "ppo"
+    """``ppo``: self-play PPO with ``backend``. ``value``: Hi MiLo!'s ``value`` agent, a
+    network of the team's chance to win read one decision ahead, trained by approximate policy
+    iteration (``training.value_iteration``): ``total_timesteps`` counts the decisions played
+    at every seat, ``iteration_decisions`` of them per iteration; ``imitate`` plays the first
+    iteration; ``learning_rate``, ``batch_size``, ``n_epochs`` (the most passes per fit) and
+    ``net_arch`` shape each fit; the PPO fields are not read."""
+    iteration_decisions: int = 1_000_000
+    """value: decisions played (every seat's) per iteration."""
+    explore: float = 0.1
+    """value: share of the decisions played at random among the legal actions while
+    training, so that the after-states of other choices are seen."""
+    lookahead_samples: int = 6
+    """value: guesses of the later players' cards per legal card in trick play."""
     num_env_runners: int = 1
     """rllib: Ray actors that play games (0: the driver plays them)."""
     num_learners: int = 0
@@ -158,10 +175,15 @@ class TrainConfig:
                  "a run name without '/' (a folder under output_dir)")
         for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
                      "eval_hands", "torch_threads", "update_threads", "imitate_decisions",
-                     "imitate_epochs"):
+                     "imitate_epochs", "iteration_decisions", "lookahead_samples"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
                      getattr(self, name), "an integer >= 1")
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
+        _require(self.algorithm in ALGORITHMS, "algorithm", self.algorithm,
+                 f"one of {list(ALGORITHMS)}")
+        if self.algorithm == "value":
+            _require(self.game == "himilo", "algorithm", self.algorithm,
+                     f"'ppo' for game {self.game!r} (the value agent plays Hi MiLo!)")
         for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
                      "seed", "num_env_runners", "num_learners", "collectors", "players"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
@@ -189,7 +211,7 @@ class TrainConfig:
         for name in ("learning_rate", "clip_range", "vf_coef", "max_grad_norm", "reward_scale"):
             value = getattr(self, name)
             _require(_is_number(value) and value > 0, name, value, "a finite number > 0")
-        for name in ("gamma", "gae_lambda", "snapshot_share", "selfplay_share"):
+        for name in ("gamma", "gae_lambda", "snapshot_share", "selfplay_share", "explore"):
             value = getattr(self, name)
             _require(_is_number(value) and 0 <= value <= 1, name, value, "a number in [0, 1]")
         _require(_is_number(self.ent_coef) and self.ent_coef >= 0, "ent_coef", self.ent_coef,
@@ -224,9 +246,13 @@ class TrainConfig:
                  self.reward_shaping,
                  f"a mapping of {spec.title}'s reward fields {list(spec.reward_fields)}")
         try:
-            self.rule_set()  # a bad preset or rules file fails here
+            rules = self.rule_set()  # a bad preset or rules file fails here
         except ValueError as exc:
             raise ValueError(f"config field 'rules': {exc}") from None
+        if self.algorithm == "value":
+            _require(rules.visible_win_cards == NUM_WIN_CARDS, "rules", self.rules,
+                     "rules with every Win Card face up (visible_win_cards 14) for algorithm "
+                     "'value': its after-states need the line")
 
     @property
     def rollout_decisions(self) -> int:
@@ -234,6 +260,8 @@ class TrainConfig:
         runners under rllib). A run trains whole iterations, so its decisions are
         ``total_timesteps`` rounded up to a multiple of this: exactly under sb3; under jax (the
         learner's decisions of ``n_steps`` steps) and rllib (every seat's) about that."""
+        if self.algorithm == "value":
+            return self.iteration_decisions
         runners = max(1, self.num_env_runners) if self.backend == "rllib" else 1
         return self.n_steps * self.num_envs * runners
 

@@ -1,0 +1,204 @@
+"""Hi MiLo!'s ``value`` agent: a learned estimate of the team's chance to win the round, read
+one decision ahead.
+
+For each legal action the agent builds the after-state it leads to
+(:mod:`hilo_env.himilo.afterstate`): its bid made, its card set aside to pass, or the trick it
+plays to finished, the later players' cards guessed ``samples`` times from the cards it has
+not seen (the follow rule ignored, as the ``team`` player guesses them). A network reads each
+after-state and gives the probability that the team wins from there; the agent takes the
+action whose after-states score highest on average (the last trick is scored by the rules).
+The network is trained by :mod:`hilo_env.training.value_iteration` (``hilo train
+himilo_value_4p``) on rounds the agent, or ``team`` at first, played.
+
+The network reads a few slices of the observation (:func:`features`): the observer's hand,
+the cards still unseen, the cards it passed, the bids, the trick counts and the line. It is an
+MLP, tanh between layers (:func:`hilo_env.agents.jax_policy.mlp`), kept as a ``.npz`` of
+``value.<i>.w`` and ``value.<i>.b`` with its rules beside it (``model.npz.rules.yaml``, as
+:func:`agents.ppo.save_model` writes): an agent made for other rules is refused as a PPO
+model is. Playing it needs NumPy only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from hilo_env import games
+from hilo_env.agents.base import Agent, check_observations
+from hilo_env.agents.jax_policy import mlp
+from hilo_env.agents.ppo import read_rules, rules_path, rules_record, trained_rules_note
+from hilo_env.himilo import actions as A
+from hilo_env.himilo.afterstate import Afterstates
+from hilo_env.himilo.cards import NUM_CARD_IDS, cards_in_play
+from hilo_env.himilo.observation import layout, observation_size
+from hilo_env.himilo.rules import HAND_SIZE, RuleSet
+
+GAME = "himilo"
+SAMPLES = 6
+"""Guesses of the later players' cards per legal card, when some are still to play."""
+Layers = list[tuple[np.ndarray, np.ndarray]]
+
+
+def features(observations: np.ndarray, num_players: int) -> np.ndarray:
+    """``(B, k)`` float32: what the network reads of ``(B, size)`` observations: hand, unseen
+    cards (in play, not in the hand, not played, not passed) and passed cards, each over the
+    cards in play; then the bids, the trick counts and the line."""
+    w, cards = layout(num_players), cards_in_play(num_players)
+    obs = np.asarray(observations, dtype=np.float32)
+    hand, passed = obs[:, w["hand"]][:, :cards], obs[:, w["passed"]][:, :cards]
+    played = obs[:, w["played"]].reshape(len(obs), num_players, NUM_CARD_IDS)[:, :, :cards]
+    unseen = 1.0 - np.minimum(hand + played.sum(axis=1) + passed, 1.0)
+    return np.concatenate([hand, unseen, passed, obs[:, w["bids"]], obs[:, w["tricks_won"]],
+                           obs[:, w["line"]]], axis=1)
+
+
+def num_features(num_players: int) -> int:
+    """The width of :func:`features` for ``num_players``."""
+    return features(np.zeros((1, observation_size(num_players))), num_players).shape[1]
+
+
+def win_probability(layers: Layers, observations: np.ndarray, num_players: int) -> np.ndarray:
+    """``(B,)``: the network's chance of a team win from each after-state."""
+    logits = mlp(layers, features(observations, num_players))[:, 0]
+    return 1.0 / (1.0 + np.exp(-logits))
+
+
+def save(layers: Layers, path: str | Path, rules: RuleSet) -> Path:
+    """Save the network at ``path`` (``.npz``) with its rules beside it."""
+    path = Path(path)
+    np.savez(path, **{f"value.{i}.{part}": np.asarray(array, dtype=np.float32)
+                      for i, layer in enumerate(layers) for part, array in zip("wb", layer,
+                                                                              strict=True)})
+    rules_path(path).write_text(yaml.safe_dump(rules_record(rules, games.get(GAME)),
+                                               sort_keys=False))
+    return path
+
+
+def load(path: str | Path, num_players: int, name: str = "value") -> Layers:
+    """The network saved at ``path``; ValueError naming the file if it is not a chain of
+    layers from :func:`features` to one output."""
+    try:
+        with np.load(path) as saved:
+            arrays = dict(saved)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"agent {name!r}: cannot read the network {str(path)!r}: {exc}") \
+            from None
+    layers: Layers = []
+    width = num_features(num_players)
+    while f"value.{len(layers)}.w" in arrays:
+        w, b = arrays[f"value.{len(layers)}.w"], arrays.get(f"value.{len(layers)}.b")
+        if b is None or w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+            raise ValueError(f"agent {name!r}: {str(path)!r} layer {len(layers)} does not fit "
+                             f"the layers before it ({width} inputs)")
+        layers.append((w, b))
+        width = w.shape[1]
+    if not layers or width != 1:
+        raise ValueError(f"agent {name!r}: {str(path)!r} is not a value network of "
+                         f"{num_players}-player observations (value.<i>.w/.b ending in one "
+                         "output)")
+    return layers
+
+
+class ValueAgent(Agent):
+    """Plays the action of highest after-state value (module docstring). ``path``: a saved
+    network (``.npz``); ``layers``: one in memory (training). ``explore``: the share of
+    decisions played at random among the legal actions (training's exploration)."""
+
+    name = "value"
+
+    def __init__(self, rules: RuleSet, path: str | Path | None = None, seed: int | None = 0,
+                 layers: Layers | None = None, explore: float = 0.0,
+                 samples: int = SAMPLES, allow_other_rules: bool = False) -> None:
+        super().__init__(rules, seed)
+        n = rules.num_players
+        self.afterstates = Afterstates(n)
+        self.in_play = cards_in_play(n)
+        self.explore, self.samples = explore, samples
+        if path is not None:
+            self.name = f"value:{path}"
+            game, trained = _trained_rules(Path(path), self.name)
+            if game.name != GAME:
+                raise ValueError(f"agent {self.name!r} was trained for {game.title}, not "
+                                 "Hi MiLo!")
+            self.rules_note = trained_rules_note(self.name, games.get(GAME), trained, rules,
+                                                 allow_other_rules)
+            layers = load(path, n, self.name)
+        if layers is None:
+            raise ValueError("a value agent plays a saved network (path) or one in memory "
+                             "(layers)")
+        self.layers = layers
+
+    def values(self, after_states: np.ndarray) -> np.ndarray:
+        """The network's chance of a team win from each after-state."""
+        return win_probability(self.layers, after_states, self.rules.num_players)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("the action mask allows no action: nobody may act in this state")
+        observation = check_observations(self, observation, observation_size(
+            self.rules.num_players))
+        if legal.size == 1:
+            return int(legal[0])
+        if self.explore and self.rng.random() < self.explore:
+            return int(self.rng.choice(legal))
+        after = self.afterstates
+        if legal[0] >= A.BID_LOW:
+            return int(legal[np.argmax(self.values(after.after_bid(observation, legal)))])
+        if legal[0] >= A.FIRST_PASS:
+            passes = after.after_pass(observation, legal - A.FIRST_PASS)
+            return int(legal[np.argmax(self.values(passes))])
+        return int(legal[np.argmax(self._play_values(observation, legal))])
+
+    def _play_values(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Each legal card's mean after-state value over guesses of the later cards."""
+        after, w = self.afterstates, self.afterstates.where
+        behind = after.trick_so_far(observation)[2]
+        guesses = self.samples if behind else 1
+        seen = (observation[w["hand"]] + observation[w["received"]]
+                + observation[w["played"]].reshape(-1, NUM_CARD_IDS).sum(axis=0)) > 0
+        unseen = np.flatnonzero(~seen[:self.in_play])
+        cards = np.repeat(legal, guesses)
+        later = np.array([self.rng.choice(unseen, behind, replace=False)
+                          for _ in range(len(cards))], dtype=np.int64).reshape(len(cards),
+                                                                              behind)
+        states, counts = after.after_trick(observation, cards, later)
+        if counts[0].sum() == HAND_SIZE:  # the last trick: the rules score it
+            scores = np.array([after.team_won(observation, c) for c in counts], dtype=float)
+        else:
+            scores = self.values(states)
+        return scores.reshape(len(legal), guesses).mean(axis=1)
+
+
+def _trained_rules(path: Path, name: str) -> tuple[Any, Any]:
+    if not path.is_file():
+        raise FileNotFoundError(f"agent {name!r}: no network file {str(path)!r}")
+    rules_file = rules_path(path)
+    if not rules_file.is_file():
+        raise ValueError(f"agent {name!r}: no rules file {str(rules_file)!r} beside the network")
+    try:
+        return read_rules(rules_file)
+    except ValueError as exc:
+        raise ValueError(f"agent {name!r}: {exc}") from None
+
+
+def shipped(tables: Mapping[int, Path]) -> Any:
+    """The factory of the shipped ``value`` agent: the network trained for the table's
+    player count (another count: ValueError naming those with one)."""
+
+    def make(rules: RuleSet, seed: int | None, allow_other_rules: bool = False) -> Agent:
+        if rules.num_players not in tables:
+            raise ValueError(f"agent 'value' of Hi MiLo! has networks for "
+                             f"{', '.join(map(str, sorted(tables)))} players, not "
+                             f"{rules.num_players}")
+        agent = ValueAgent(rules, tables[rules.num_players], seed=seed,
+                           allow_other_rules=allow_other_rules)
+        agent.name = "value"
+        return agent
+
+    make.trained = True  # type: ignore[attr-defined]  # takes allow_other_rules (registry)
+    return make
