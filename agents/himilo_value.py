@@ -163,9 +163,8 @@ class ValueAgent(Agent):
                 + observation[w["played"]].reshape(-1, NUM_CARD_IDS).sum(axis=0)) > 0
         unseen = np.flatnonzero(~seen[:self.in_play])
         cards = np.repeat(legal, guesses)
-        later = np.array([self.rng.choice(unseen, behind, replace=False)
-                          for _ in range(len(cards))], dtype=np.int64).reshape(len(cards),
-                                                                              behind)
+        order = np.argsort(self.rng.random((len(cards), unseen.size)), axis=1)[:, :behind]
+        later = unseen[order]  # each row: distinct unseen cards, uniformly drawn
         states, counts = after.after_trick(observation, cards, later)
         if counts[0].sum() == HAND_SIZE:  # the last trick: the rules score it
             scores = np.array([after.team_won(observation, c) for c in counts], dtype=float)

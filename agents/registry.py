@@ -32,6 +32,9 @@ Equation Hi-Lo's table is :data:`AGENTS`:
 |                 | the JAX trainer (``.npz``), played in NumPy (no extra)         |
 | ``loose``,      | the gauntlet's scripted styles, :mod:`agents.gauntlet`         |
 | ``tight``, ...  | (``gauntlet.STYLES``)                                          |
+
+A game may also play saved models of its own kinds by prefix (its spec's ``model_agents``):
+Hi MiLo!'s ``value:PATH`` is a network of :mod:`agents.himilo_value`.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
 from hilo_env.agents.cfr_tiny import CFRTinyAgent
 from hilo_env.equation_hilo.rules import RuleSet, short_repr
+from hilo_env.game_spec import load
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
@@ -119,9 +123,20 @@ def _table(game: str | None) -> dict[str, AgentFactory]:
 
 def _prefixes(game: str | None) -> list[str]:
     """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models of every game, RLlib
-    policies and JAX-trained networks of Equation Hi-Lo only."""
-    return [PPO_PREFIX, RLLIB_PREFIX, JAX_PREFIX] if games.get(game).name == games.DEFAULT \
-        else [PPO_PREFIX]
+    policies and JAX-trained networks of Equation Hi-Lo only, and the game's own
+    (``spec.model_agents``)."""
+    spec = games.get(game)
+    own = [f"{prefix}:" for prefix, _ in spec.model_agents]
+    return [PPO_PREFIX, RLLIB_PREFIX, JAX_PREFIX, *own] if spec.name == games.DEFAULT \
+        else [PPO_PREFIX, *own]
+
+
+def _model_agent(name: str, game: str | None) -> tuple[str, str] | None:
+    """``(path, entry point)`` when ``name`` is one of the game's own ``prefix:PATH``."""
+    for prefix, entry in games.get(game).model_agents:
+        if name.startswith(f"{prefix}:"):
+            return name[len(prefix) + 1:], entry
+    return None
 
 
 def names(game: str | None = None) -> list[str]:
@@ -176,6 +191,11 @@ def check(name: str, game: str | None = None) -> None:
         if not path.is_dir():
             raise ValueError(f"agent {name!r}: no policy folder {str(path)!r}")
         return
+    own = _model_agent(name, game)
+    if own is not None:
+        if not Path(own[0]).is_file():
+            raise ValueError(f"agent {name!r}: no model file {own[0]!r}")
+        return
     of_game = "" if spec.name == games.DEFAULT else f" (the {spec.title} agents)"
     raise ValueError(f"unknown agent {short_repr(name)}; choose from "
                      f"{', '.join(names(game))}{of_game}")
@@ -188,6 +208,9 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
     rules other than its own is refused unless ``allow_other_rules`` (:mod:`agents.ppo`)."""
     check(name, game)
     rules = games.get(game).rules(rules)
+    own = _model_agent(name, game)
+    if own is not None:
+        return load(own[1])(rules, own[0], seed=seed, allow_other_rules=allow_other_rules)
     if name.startswith(PPO_PREFIX):
         from hilo_env.agents.ppo import (
             PPOAgent,  # torch stays unimported until a model is asked for

@@ -68,6 +68,11 @@ class GameSpec:
     """Rule fields that set how long a match lasts, not how a deal is played: a trained model
     plays each deal of a longer or shorter match as it learned to, so it is made under any
     value of them, with a note saying so (its :attr:`~agents.base.Agent.rules_note`)."""
+    model_agents: tuple[tuple[str, str], ...] = ()
+    """The game's own kinds of saved model beyond MaskablePPO's ``ppo:PATH``: ``(prefix,
+    entry point)`` pairs, the entry point a class made as ``cls(rules, path, seed=...,
+    allow_other_rules=...)``; ``prefix:PATH`` plays the model at ``PATH`` (Hi MiLo!'s
+    ``value:PATH``)."""
     observation_layout: str = ""
     """Entry point of ``layout(rules) -> {slice name: slice}``, the observation vector's
     named slices: a trained model records the slices it reads and reads them out of a later,

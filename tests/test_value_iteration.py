@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from hilo_env import games
+from hilo_env import agents, games
 from hilo_env.agents.himilo_value import ValueAgent, features, load, num_features, save
 from hilo_env.agents.ppo import rules_path
 from hilo_env.himilo import actions as A
@@ -37,7 +37,8 @@ def test_a_short_run_writes_a_network_that_plays_every_seat(tmp_path: Path) -> N
         rows = list(csv.DictReader(f))
     assert {r["opponent"] for r in rows} == {"itself", "team", "random"}
     assert len(rows) == 3 * 2  # two iterations
-    players = [ValueAgent(rules, path, seed=s) for s in range(3)]
+    players = [agents.make(f"value:{path}", rules, seed=s, game="himilo") for s in range(3)]
+    assert players[0].name == f"value:{path}" and isinstance(players[0], ValueAgent)
     returns = play_episodes(lambda: games.get("himilo").raw_env(rules), players,
                             [(seed, (0, 1, 2)) for seed in range(2)])
     assert returns.shape == (2, 3)  # the raw env raises on an illegal action

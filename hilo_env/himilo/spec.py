@@ -22,4 +22,5 @@ SPEC = GameSpec(
     score="team win",
     cooperative=True,
     reward_fields=("shaping",),
+    model_agents=(("value", "hilo_env.agents.himilo_value:ValueAgent"),),
 )
