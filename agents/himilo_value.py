@@ -118,6 +118,8 @@ class ValueAgent(Agent):
         self.afterstates = Afterstates(n)
         self.in_play = cards_in_play(n)
         self.explore, self.samples = explore, samples
+        self.path = None if path is None else Path(path)
+        """The network's file, if it was loaded from one."""
         if path is not None:
             self.name = f"value:{path}"
             game, trained = _trained_rules(Path(path), self.name)

@@ -8,6 +8,7 @@ import pytest
 
 from hilo_env.agents.himilo import TeamAgent
 from hilo_env.himilo import actions as A
+from hilo_env.himilo import tricks
 from hilo_env.himilo.afterstate import Afterstates
 from hilo_env.himilo.engine import Phase, Round
 from hilo_env.himilo.observation import Encoder, action_mask
@@ -72,3 +73,12 @@ def test_after_trick_weighs_many_guesses_at_once() -> None:
     for row, card in enumerate(cards):
         alone, _ = after.after_trick(seen, [card], later[row:row + 1])
         np.testing.assert_array_equal(states[row], alone[0])
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_trick_winners_of_many_tricks_are_each_tricks_winner(n: int) -> None:
+    rng = np.random.default_rng(n)
+    for win in range(14):
+        played = np.array([rng.choice(18 * 4, n, replace=False) for _ in range(200)])
+        expected = [tricks.trick_winner(row.tolist(), win) for row in played]
+        assert tricks.trick_winners(played, win).tolist() == expected

@@ -179,7 +179,8 @@ def trained_against(game: str, name: str, rules: Any) -> list[str] | None:
     named as its model file (``ppo_3p.zip``: ``ppo_3p``; ``lohi_ppo_2p.zip``: ``lohi_2p``)
     and its later stages, the configs named after it (``himilo_4p_adhoc`` after
     ``himilo_4p``): their baselines and, where they have them, snapshots of itself and
-    self-play. None for an agent without a model file or config."""
+    self-play (a value agent's: the agent that played its first iteration, and itself after).
+    None for an agent without a model file or config."""
     from hilo_env.training.config import TrainConfig, bundled_configs
 
     agent = _makes(name, rules, game)
@@ -194,6 +195,11 @@ def trained_against(game: str, name: str, rules: Any) -> list[str] | None:
     out: list[str] = []
     for config in [first, *sorted(c for c in configs if c.startswith(f"{first}_"))]:
         loaded = TrainConfig.from_yaml(configs[config])
+        if loaded.algorithm == "value":  # its baselines are partners in evaluations only
+            out += [loaded.imitate or "random"]
+            if loaded.total_timesteps > loaded.iteration_decisions:
+                out.append("itself in every seat (self-play)")
+            continue
         out += loaded.baselines
         if loaded.snapshot_every:
             out.append("snapshots of itself")

@@ -89,7 +89,7 @@ class Afterstates:
         trick_cards[:, :mine] = [c for _, c in played]
         trick_cards[:, mine] = cards
         trick_cards[:, mine + 1:] = later
-        winners = np.array([slots[tricks.trick_winner(t.tolist(), win)] for t in trick_cards])
+        winners = np.asarray(slots)[tricks.trick_winners(trick_cards, win)]
         out = np.repeat(self.settled(observation)[None], len(cards), axis=0)
         out[rows, w["hand"].start + np.asarray(cards)] = 0
         played_at = w["played"].start + np.asarray(slots)[None] * NUM_CARD_IDS + trick_cards

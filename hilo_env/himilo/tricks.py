@@ -7,6 +7,9 @@ The engine calls these on every trick and the rule-based agent on the tricks it 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from hilo_env.himilo.cards import HI, LO, NO_SUIT, NUM_SUITS, win_rank, win_suit
 
@@ -35,14 +38,15 @@ def follows(hand: Sequence[int], win_card: int) -> list[int]:
     return list(hand)
 
 
-def rank_key(card: int, position: int, colour: int) -> int:
+def rank_key(card: Any, position: Any, colour: int) -> Any:
     """A key that orders a trick's cards as the rules rank them (larger ranks higher): the
     Win Card's colour above all, then value, then the earlier play among equal off-colour
-    values. ``colour`` is the Win Card's suit or ``NO_SUIT``."""
+    values. ``colour`` is the Win Card's suit or ``NO_SUIT``. ``card`` and ``position`` are
+    ints, or NumPy arrays for many cards at once."""
     value = card // NUM_SUITS
-    if card % NUM_SUITS == colour:
-        return COLOUR_BONUS + value * POSITION_SLOTS
-    return value * POSITION_SLOTS + POSITION_SLOTS - 1 - position
+    same = card % NUM_SUITS == colour
+    return same * (COLOUR_BONUS + value * POSITION_SLOTS) \
+        + (1 - same) * (value * POSITION_SLOTS + POSITION_SLOTS - 1 - position)
 
 
 def winning_place(win_card: int, num_players: int) -> int:
@@ -62,6 +66,13 @@ def trick_winner(played: Sequence[int], win_card: int) -> int:
     keys = [rank_key(card, pos, colour) for pos, card in enumerate(played)]
     ranked = sorted(range(len(played)), key=keys.__getitem__, reverse=True)
     return ranked[winning_place(win_card, len(played))]
+
+
+def trick_winners(played: np.ndarray, win_card: int) -> np.ndarray:
+    """:func:`trick_winner` of each row of ``played`` ``(B, n)`` (full tricks in play order,
+    all under ``win_card``): ``(B,)`` positions. Keys within a trick are distinct."""
+    keys = rank_key(played, np.arange(played.shape[1]), win_suit(win_card))
+    return np.argsort(-keys, axis=1)[:, winning_place(win_card, played.shape[1])]
 
 
 def failed_constraints(tricks: Sequence[int], high: int, low: int) -> int:
