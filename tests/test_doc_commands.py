@@ -57,6 +57,9 @@ SKIP = {
     "hilo train lohi_4p_heuristic --init-model runs/lohi_4p/model.zip":
         "starts from the model its first stage (hilo train lohi_4p) writes",
     "hilo train himilo_4p": "as lohi_2p, for Hi MiLo! (about 35 s)",
+    **{f"hilo train himilo_value_{n}p": "plays whole iterations of 1 M decisions and evaluates "
+       "for the config's eval_hands, which no option shrinks; tests/test_value_iteration.py "
+       "trains himilo_value_smoke through the same trainer" for n in (3, 4, 5)},
     "hilo train jax_smoke": "compiles the JAX trainer (about 50 s here); tests/test_jax_ppo.py "
                             "trains jax_smoke's sizes",
     "hilo train jax_scratch": "65,536 decisions an iteration at [256, 256], after a compile of "

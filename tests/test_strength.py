@@ -46,6 +46,8 @@ def test_training_opponents_come_from_the_models_config() -> None:
     assert {"heuristic", "aggressive", "tight", "escalating"} <= set(population)
     assert "caller" in trained_against("hilo", "ppo_standard", STANDARD)
     assert trained_against("hilo", "heuristic", STANDARD) is None
+    four = games.get("himilo").rules("standard", 4)
+    assert trained_against("himilo", "value", four) == ["team", "itself in every seat (self-play)"]
 
 
 def test_page_and_plot_are_written_from_a_report(tmp_path: Path) -> None:
