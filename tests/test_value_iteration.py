@@ -16,14 +16,16 @@ from hilo_env import agents, games
 from hilo_env.agents.himilo_value import ValueAgent, features, load, num_features, save
 from hilo_env.agents.ppo import rules_path
 from hilo_env.himilo import actions as A
+from hilo_env.himilo.engine import Round
 from hilo_env.himilo.observation import layout
 from hilo_env.himilo.rules import resolve
 from hilo_env.training.config import TrainConfig
+from hilo_env.training.evaluate import deal_seed
 from hilo_env.training.lockstep import play_episodes
 
 pytest.importorskip("torch")
 
-from hilo_env.training.value_iteration import train
+from hilo_env.training.value_iteration import train, training_deal
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "train"
 
@@ -83,3 +85,16 @@ def test_networks_and_configs_it_cannot_use_are_refused(tmp_path: Path) -> None:
         TrainConfig(game="himilo", rules="medium", algorithm="value", baselines=["team"])
     with pytest.raises(ValueError, match="one of"):
         TrainConfig(game="himilo", algorithm="dqn", baselines=["team"])
+
+
+def test_no_training_round_is_a_deal_an_evaluation_plays() -> None:
+    rules = resolve("standard", num_players=4)
+    env = games.get("himilo").raw_env(rules)
+    evaluated = set()
+    for seed in range(3):
+        for deal in range(50):
+            env.reset(seed=deal_seed(seed, deal))
+            evaluated.add(tuple(env.game.log[0].data["deck"]))
+    trained = {tuple(Round(rules, training_deal(seed, index)).log[0].data["deck"])
+               for seed in range(3) for index in range(50)}
+    assert len(trained) == 150 and not trained & evaluated

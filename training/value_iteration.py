@@ -8,6 +8,8 @@ Each iteration
    agent (the first iteration: the ``imitate`` agent, such as ``team``, if the config names
    one, else ``random``), each decision taken at random among the legal
    actions with probability ``explore``, so that the after-states of other choices are seen;
+   the rounds are dealt from seeds of their own (:data:`TRAINING_DEALS`), never an
+   evaluation's deals;
 2. keeps every seat's after-states of the round: after each of its bids and pass cards, and
    at the start of each trick after the first (:mod:`hilo_env.himilo.afterstate`), each
    labelled with the round's team outcome (1 won, 0 lost);
@@ -42,9 +44,13 @@ from hilo_env.himilo.engine import Phase, Round
 from hilo_env.himilo.observation import Encoder, action_mask
 from hilo_env.himilo.rules import RuleSet
 from hilo_env.training.config import TrainConfig
-from hilo_env.training.evaluate import deal_seed, play_table
+from hilo_env.training.evaluate import play_table
 from hilo_env.training.selfplay import plot_learning_curve, score_name
 
+TRAINING_DEALS = 0x7EA1
+"""The first word of every training round's seed, ``[TRAINING_DEALS, seed, round]``: an
+evaluation deals from ``[seed, deal]`` (:func:`~hilo_env.training.evaluate.deal_seed`), so no
+round the network learns from is a deal it is measured on, whatever the seeds."""
 ITSELF = "itself"
 """The evaluation row of a whole team of the agent."""
 HELD_OUT = 0.1
@@ -65,6 +71,11 @@ class Explorer(Agent):
         return self.agent.act(observation, action_mask)
 
 
+def training_deal(seed: int, index: int) -> np.random.Generator:
+    """The generator that deals round ``index`` of an iteration seeded ``seed``."""
+    return np.random.default_rng([TRAINING_DEALS, seed, index])
+
+
 def play_rounds(players: list[Agent], rules: RuleSet, decisions: int, seed: int
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Rounds of ``players`` (seat order) until ``decisions`` decisions: every seat's
@@ -77,7 +88,7 @@ def play_rounds(players: list[Agent], rules: RuleSet, decisions: int, seed: int
     rounds: list[int] = []
     played = index = 0
     while played < decisions:
-        game = Round(rules, np.random.default_rng(deal_seed(seed, index)))
+        game = Round(rules, training_deal(seed, index))
         mine: list[np.ndarray] = []
         while game.phase != Phase.ROUND_OVER:
             seat, phase, trick = game.current_player, game.phase, game.trick
