@@ -3,10 +3,11 @@ one decision ahead.
 
 For each legal action the agent builds the after-state it leads to
 (:mod:`hilo_env.himilo.afterstate`): its bid made, its card set aside to pass, or the trick it
-plays to finished, the later players' cards guessed ``samples`` times from the cards it has
-not seen (the follow rule ignored, as the ``team`` player guesses them). A network reads each
-after-state and gives the probability that the team wins from there; the agent takes the
-action whose after-states score highest on average (the last trick is scored by the rules).
+plays to finished, the later players' cards guessed ``samples`` times among the cards in play
+it has neither held nor seen played (the follow rule ignored, as the ``team`` player guesses
+them). A network reads each after-state and gives the probability that the team wins from
+there; the agent takes the action whose after-states score highest on average (the last
+trick is scored by the rules).
 The network is trained by :mod:`hilo_env.training.value_iteration` (``hilo train
 himilo_value_4p``) on rounds the agent, or ``team`` at first, played.
 
