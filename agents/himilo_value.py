@@ -106,19 +106,18 @@ def load(path: str | Path, num_players: int, name: str = "value") -> Layers:
 
 class ValueAgent(Agent):
     """Plays the action of highest after-state value (module docstring). ``path``: a saved
-    network (``.npz``); ``layers``: one in memory (training). ``explore``: the share of
-    decisions played at random among the legal actions (training's exploration)."""
+    network (``.npz``); ``layers``: one in memory (training)."""
 
     name = "value"
 
     def __init__(self, rules: RuleSet, path: str | Path | None = None, seed: int | None = 0,
-                 layers: Layers | None = None, explore: float = 0.0,
-                 samples: int = SAMPLES, allow_other_rules: bool = False) -> None:
+                 layers: Layers | None = None, samples: int = SAMPLES,
+                 allow_other_rules: bool = False) -> None:
         super().__init__(rules, seed)
         n = rules.num_players
         self.afterstates = Afterstates(n)
         self.in_play = cards_in_play(n)
-        self.explore, self.samples = explore, samples
+        self.samples = samples
         self.path = None if path is None else Path(path)
         """The network's file, if it was loaded from one."""
         if path is not None:
@@ -147,8 +146,6 @@ class ValueAgent(Agent):
             self.rules.num_players))
         if legal.size == 1:
             return int(legal[0])
-        if self.explore and self.rng.random() < self.explore:
-            return int(self.rng.choice(legal))
         after = self.afterstates
         if legal[0] >= A.BID_LOW:
             return int(legal[np.argmax(self.values(after.after_bid(observation, legal)))])

@@ -194,15 +194,11 @@ def train(config: TrainConfig, progress: bool = True,
     while decisions < config.total_timesteps:
         began = time.perf_counter()
         seed = config.seed * 1_000 + iteration
-        if layers is None:
-            players: list[Agent] = [
-                Explorer(agents.make(config.imitate or "random", rules, seed=seed * 10 + s,
-                                     game=config.game), config.explore, seed * 10 + s)
-                for s in range(n)]
-        else:
-            players = [ValueAgent(rules, layers=layers, seed=seed * 10 + s,
-                                  explore=config.explore, samples=config.lookahead_samples)
-                       for s in range(n)]
+        players = [Explorer(agents.make(config.imitate or "random", rules, seed=seed * 10 + s,
+                                        game=config.game) if layers is None else
+                            ValueAgent(rules, layers=layers, seed=seed * 10 + s,
+                                       samples=config.lookahead_samples),
+                            config.explore, seed * 10 + s) for s in range(n)]
         states, outcomes, rounds, played = play_rounds(players, rules,
                                                        config.iteration_decisions, seed)
         decisions += played
