@@ -26,12 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from hilo_env import games
 from hilo_env.agents.base import Agent, check_observations
-from hilo_env.agents.jax_policy import mlp
-from hilo_env.agents.ppo import read_rules, rules_path, rules_record, trained_rules_note
+from hilo_env.agents.jax_policy import load_policy, mlp, save_policy
+from hilo_env.agents.ppo import model_rules_note, rules_path
 from hilo_env.himilo import actions as A
 from hilo_env.himilo.afterstate import Afterstates
 from hilo_env.himilo.cards import NUM_CARD_IDS, cards_in_play
@@ -39,6 +38,8 @@ from hilo_env.himilo.observation import layout, observation_size
 from hilo_env.himilo.rules import HAND_SIZE, RuleSet
 
 GAME = "himilo"
+HEAD = "value"
+"""The network's one head in the saved ``.npz`` (``value.<i>.w``, ``value.<i>.b``)."""
 SAMPLES = 6
 """Guesses of the later players' cards per legal card, when some are still to play."""
 Layers = list[tuple[np.ndarray, np.ndarray]]
@@ -69,38 +70,22 @@ def win_probability(layers: Layers, observations: np.ndarray, num_players: int) 
 
 
 def save(layers: Layers, path: str | Path, rules: RuleSet) -> Path:
-    """Save the network at ``path`` (``.npz``) with its rules beside it."""
-    path = Path(path)
-    np.savez(path, **{f"value.{i}.{part}": np.asarray(array, dtype=np.float32)
-                      for i, layer in enumerate(layers) for part, array in zip("wb", layer,
-                                                                              strict=True)})
-    rules_path(path).write_text(yaml.safe_dump(rules_record(rules, games.get(GAME)),
-                                               sort_keys=False))
-    return path
+    """Save the network at ``path`` (``.npz``) with its rules beside it: the JAX trainer's
+    format with a value head alone (:func:`agents.jax_policy.save_policy`)."""
+    return save_policy({HEAD: layers}, path, rules, GAME)
 
 
 def load(path: str | Path, num_players: int, name: str = "value") -> Layers:
     """The network saved at ``path``; ValueError naming the file if it is not a chain of
     layers from :func:`features` to one output."""
     try:
-        with np.load(path) as saved:
-            arrays = dict(saved)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"agent {name!r}: cannot read the network {str(path)!r}: {exc}") \
-            from None
-    layers: Layers = []
+        layers = load_policy(path, heads=(HEAD,))[HEAD]
+    except ValueError as exc:
+        raise ValueError(f"agent {name!r}: {exc}") from None
     width = num_features(num_players)
-    while f"value.{len(layers)}.w" in arrays:
-        w, b = arrays[f"value.{len(layers)}.w"], arrays.get(f"value.{len(layers)}.b")
-        if b is None or w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
-            raise ValueError(f"agent {name!r}: {str(path)!r} layer {len(layers)} does not fit "
-                             f"the layers before it ({width} inputs)")
-        layers.append((w, b))
-        width = w.shape[1]
-    if not layers or width != 1:
-        raise ValueError(f"agent {name!r}: {str(path)!r} is not a value network of "
-                         f"{num_players}-player observations (value.<i>.w/.b ending in one "
-                         "output)")
+    if layers[0][0].shape[0] != width:
+        raise ValueError(f"agent {name!r}: {str(path)!r} layer 0 does not fit the layers "
+                         f"before it ({width} inputs)")
     return layers
 
 
@@ -122,12 +107,9 @@ class ValueAgent(Agent):
         """The network's file, if it was loaded from one."""
         if path is not None:
             self.name = f"value:{path}"
-            game, trained = _trained_rules(Path(path), self.name)
-            if game.name != GAME:
-                raise ValueError(f"agent {self.name!r} was trained for {game.title}, not "
-                                 "Hi MiLo!")
-            self.rules_note = trained_rules_note(self.name, games.get(GAME), trained, rules,
-                                                 allow_other_rules)
+            _require_files(Path(path), self.name)
+            self.rules_note = model_rules_note(path, self.name, games.get(GAME), rules,
+                                               allow_other_rules)
             layers = load(path, n, self.name)
         if layers is None:
             raise ValueError("a value agent plays a saved network (path) or one in memory "
@@ -173,16 +155,13 @@ class ValueAgent(Agent):
         return scores.reshape(len(legal), guesses).mean(axis=1)
 
 
-def _trained_rules(path: Path, name: str) -> tuple[Any, Any]:
+def _require_files(path: Path, name: str) -> None:
+    """A network is played only with its rules beside it."""
     if not path.is_file():
         raise FileNotFoundError(f"agent {name!r}: no network file {str(path)!r}")
     rules_file = rules_path(path)
     if not rules_file.is_file():
         raise ValueError(f"agent {name!r}: no rules file {str(rules_file)!r} beside the network")
-    try:
-        return read_rules(rules_file)
-    except ValueError as exc:
-        raise ValueError(f"agent {name!r}: {exc}") from None
 
 
 def shipped(tables: Mapping[int, Path]) -> Any:

@@ -60,17 +60,20 @@ def _logsumexp(x: Any, xp: Any) -> Any:
 
 
 def flatten(params: Params) -> dict[str, np.ndarray]:
-    """The network as the ``.npz``'s named arrays (float32)."""
+    """The network as the ``.npz``'s named arrays (float32): the heads of :data:`HEADS` it
+    has."""
     return {f"{head}.{i}.{part}": np.asarray(array, dtype=np.float32)
-            for head in HEADS for i, layer in enumerate(params[head])
+            for head in HEADS if head in params for i, layer in enumerate(params[head])
             for part, array in zip("wb", layer, strict=True)}
 
 
-def unflatten(arrays: dict[str, np.ndarray], where: str = "network") -> Params:
-    """The network of the ``.npz``'s named arrays; ValueError naming ``where`` if they are
-    not layers that chain (each layer's inputs the previous one's outputs)."""
+def unflatten(arrays: dict[str, np.ndarray], where: str = "network",
+              heads: tuple[str, ...] = HEADS) -> Params:
+    """The network of the ``.npz``'s named arrays, its ``heads``; ValueError naming
+    ``where`` if they are not layers that chain (each layer's inputs the previous one's
+    outputs)."""
     params: Params = {}
-    for head in HEADS:
+    for head in heads:
         layers, i = [], 0
         while f"{head}.{i}.w" in arrays:
             w, b = arrays[f"{head}.{i}.w"], arrays.get(f"{head}.{i}.b")
@@ -82,8 +85,9 @@ def unflatten(arrays: dict[str, np.ndarray], where: str = "network") -> Params:
         if not layers:
             raise ValueError(f"{where}: no {head} layers (keys {head}.0.w, {head}.0.b, ...)")
         params[head] = layers
-    if params["value"][-1][0].shape[1] != 1 or (
-            params["policy"][0][0].shape[0] != params["value"][0][0].shape[0]):
+    value, policy = params.get("value"), params.get("policy")
+    if value is not None and (value[-1][0].shape[1] != 1 or (
+            policy is not None and policy[0][0].shape[0] != value[0][0].shape[0])):
         raise ValueError(f"{where}: the value head must give one value from the policy's "
                          "inputs")
     return params
@@ -107,14 +111,15 @@ def save_policy(params: Params, path: str | Path, rules: Any, game: str | None =
     return save_model(_Weights(params), path, rules, game)
 
 
-def load_policy(path: str | Path) -> Params:
-    """The network saved at ``path``; ValueError naming the file if it is none."""
+def load_policy(path: str | Path, heads: tuple[str, ...] = HEADS) -> Params:
+    """The network saved at ``path``, its ``heads``; ValueError naming the file if it is
+    none."""
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: np.asarray(data[k], dtype=np.float32) for k in data.files}
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read the policy file {str(path)!r}: {exc}") from None
-    return unflatten(arrays, f"policy file {str(path)!r}")
+    return unflatten(arrays, f"policy file {str(path)!r}", heads)
 
 
 class JaxPolicyAgent(PPOAgent):

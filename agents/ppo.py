@@ -136,6 +136,26 @@ def trained_rules_note(name: str, spec: GameSpec, trained: Any, asked: Any,
     return f"{name} plays under other rules than it was trained under ({fields})"
 
 
+def model_rules_note(model_path: str | Path, name: str, game: GameSpec, rules: Any,
+                     allow_other_rules: bool = False) -> str:
+    """The note agent ``name`` of ``game`` carries when it plays the model saved at
+    ``model_path`` under ``rules`` (:func:`trained_rules_note`; "" when the model keeps no
+    rules beside it); ValueError for a model of another game, or of other rules (unless
+    they differ only in reward and match fields, or ``allow_other_rules``)."""
+    path = rules_path(model_path)
+    if not path.is_file():
+        return ""
+    try:
+        trained_game, trained = read_rules(path)
+    except ValueError as exc:
+        raise ValueError(f"agent {name!r}: {exc}") from None
+    if trained_game.name != game.name:
+        raise ValueError(f"agent {name!r} was trained for {trained_game.title} "
+                         f"(game {trained_game.name!r}), not {game.title} "
+                         f"(game {game.name!r})")
+    return trained_rules_note(name, game, trained, rules, allow_other_rules)
+
+
 class PPOAgent(ModelAgent):
     """Plays a saved MaskablePPO policy; the model loads, and is checked, when the agent is
     made.
@@ -207,19 +227,8 @@ class PPOAgent(ModelAgent):
     def _check_trained_rules(self) -> None:
         """Refuse another game, and rules other than those the model was trained under except
         in their reward and match fields (when they are known); note the differences."""
-        path = rules_path(self.path)
-        if not path.is_file():
-            return
-        try:
-            game, trained = read_rules(path)
-        except ValueError as exc:
-            raise ValueError(f"agent {self.name!r}: {exc}") from None
-        if game.name != self.game.name:
-            raise ValueError(f"agent {self.name!r} was trained for {game.title} "
-                             f"(game {game.name!r}), not {self.game.title} "
-                             f"(game {self.game.name!r})")
-        self.rules_note = trained_rules_note(self.name, self.game, trained, self.rules,
-                                             self.allow_other_rules)
+        self.rules_note = model_rules_note(self.path, self.name, self.game, self.rules,
+                                           self.allow_other_rules)
 
     def _read_columns(self) -> None:
         """The observation entries the model reads, from its ``.observation.yaml`` if any."""
