@@ -31,7 +31,13 @@ from hilo_env.agents.registry import MODELS, shipped_model
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import cards, tricks
 from hilo_env.himilo.cards import HI, LO, NO_SUIT, NUM_CARD_IDS, NUM_SUITS, NUM_WIN_CARDS
-from hilo_env.himilo.observation import NUM_BIDS, layout, observation_size
+from hilo_env.himilo.observation import (
+    NUM_BIDS,
+    current_trick,
+    layout,
+    observation_size,
+    unseen_cards,
+)
 from hilo_env.himilo.rules import HAND_SIZE, RuleSet
 
 LOW_BID, MIDDLE_BID, HIGH_BID = range(NUM_BIDS)
@@ -140,14 +146,10 @@ class TeamAgent(Agent):
         bids = self._bids(obs)
         high, low = bids.index(HIGH_BID), bids.index(LOW_BID)
         counts = np.rint(obs[w["tricks_won"]] * HAND_SIZE).astype(int).tolist()
-        lead = int(obs[w["leader"]].argmax())
-        table = obs[w["trick"]].reshape(n, NUM_CARD_IDS)
+        _, lead, played = current_trick(obs, n)
         order = [(lead + i) % n for i in range(n)]
-        played = [int(table[s].argmax()) for s in order if table[s].any()]
         later = n - len(played) - 1
-        seen = (obs[w["hand"]] + obs[w["played"]].reshape(n, NUM_CARD_IDS).sum(axis=0)
-                + obs[w["received"]]) > 0
-        unseen = np.flatnonzero(~seen[:self.in_play])
+        unseen = unseen_cards(obs, n)
 
         def failures(card: int) -> float:
             total = 0.0

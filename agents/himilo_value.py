@@ -34,7 +34,7 @@ from hilo_env.agents.ppo import model_rules_note, rules_path
 from hilo_env.himilo import actions as A
 from hilo_env.himilo.afterstate import Afterstates
 from hilo_env.himilo.cards import NUM_CARD_IDS, cards_in_play
-from hilo_env.himilo.observation import layout, observation_size
+from hilo_env.himilo.observation import layout, observation_size, unseen_cards
 from hilo_env.himilo.rules import HAND_SIZE, RuleSet
 
 GAME = "himilo"
@@ -101,7 +101,6 @@ class ValueAgent(Agent):
         super().__init__(rules, seed)
         n = rules.num_players
         self.afterstates = Afterstates(n)
-        self.in_play = cards_in_play(n)
         self.samples = samples
         self.path = None if path is None else Path(path)
         """The network's file, if it was loaded from one."""
@@ -138,12 +137,10 @@ class ValueAgent(Agent):
 
     def _play_values(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """Each legal card's mean after-state value over guesses of the later cards."""
-        after, w = self.afterstates, self.afterstates.where
+        after = self.afterstates
         behind = after.trick_so_far(observation)[2]
         guesses = self.samples if behind else 1
-        seen = (observation[w["hand"]] + observation[w["received"]]
-                + observation[w["played"]].reshape(-1, NUM_CARD_IDS).sum(axis=0)) > 0
-        unseen = np.flatnonzero(~seen[:self.in_play])
+        unseen = unseen_cards(observation, self.rules.num_players)
         cards = np.repeat(legal, guesses)
         order = np.argsort(self.rng.random((len(cards), unseen.size)), axis=1)[:, :behind]
         later = unseen[order]  # each row: distinct unseen cards, uniformly drawn

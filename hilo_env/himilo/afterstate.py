@@ -24,7 +24,8 @@ import numpy as np
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import tricks
 from hilo_env.himilo.cards import NUM_CARD_IDS, NUM_WIN_CARDS
-from hilo_env.himilo.observation import NUM_BIDS, layout, observation_size
+from hilo_env.himilo.engine import HIGH, LOW
+from hilo_env.himilo.observation import NUM_BIDS, current_trick, layout
 from hilo_env.himilo.rules import HAND_SIZE
 
 PASSING = ("phase", "to_act", "leader", "trick", "trick_index")
@@ -37,7 +38,6 @@ class Afterstates:
     def __init__(self, num_players: int) -> None:
         self.num_players = num_players
         self.where = layout(num_players)
-        self.size = observation_size(num_players)
         self.passing = np.concatenate([np.arange(self.where[k].start, self.where[k].stop)
                                        for k in PASSING])
 
@@ -64,13 +64,9 @@ class Afterstates:
     def trick_so_far(self, observation: np.ndarray) -> tuple[int, list[tuple[int, int]], int]:
         """The trick under way as the observer sees it: the Win Card, the ``(seat slot,
         card)`` pairs played so far in order, and how many players play after the observer."""
-        w, n = self.where, self.num_players
-        win = int(observation[w["line"]][:NUM_WIN_CARDS].argmax())
-        lead = int(observation[w["leader"]].argmax())
-        table = observation[w["trick"]].reshape(n, NUM_CARD_IDS)
-        order = [(lead + i) % n for i in range(n)]
-        played = [(s, int(table[s].argmax())) for s in order if table[s].any()]
-        return win, played, n - len(played) - 1
+        n = self.num_players
+        win, lead, cards = current_trick(observation, n)
+        return win, [((lead + i) % n, c) for i, c in enumerate(cards)], n - len(cards) - 1
 
     def after_trick(self, observation: np.ndarray, cards: Sequence[int],
                     later: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -79,14 +75,13 @@ class Afterstates:
         observer's observations at the next trick's start ``(B, size)`` and each row's trick
         counts per seat slot ``(B, n)`` (the round's end when they sum to 14)."""
         w, n = self.where, self.num_players
-        win, played, behind = self.trick_so_far(observation)
-        later = np.asarray(later, dtype=np.int64).reshape(len(cards), behind)
-        first = played[0][0] if played else 0  # the observer, slot 0, when it leads
-        slots = [(first + i) % n for i in range(n)]  # seat slots in play order
+        win, lead, played = current_trick(observation, n)
         mine = len(played)
+        later = np.asarray(later, dtype=np.int64).reshape(len(cards), n - mine - 1)
+        slots = [(lead + i) % n for i in range(n)]  # seat slots in play order
         rows = np.arange(len(cards))
         trick_cards = np.empty((len(cards), n), dtype=np.int64)
-        trick_cards[:, :mine] = [c for _, c in played]
+        trick_cards[:, :mine] = played
         trick_cards[:, mine] = cards
         trick_cards[:, mine + 1:] = later
         winners = np.asarray(slots)[tricks.trick_winners(trick_cards, win)]
@@ -108,5 +103,5 @@ class Afterstates:
         """Whether trick counts per seat slot ``counts`` win the round for the bids the
         observer sees."""
         bids = observation[self.where["bids"]].reshape(self.num_players, NUM_BIDS).argmax(1)
-        return tricks.team_won(list(counts), int(np.flatnonzero(bids == 2)[0]),
-                               int(np.flatnonzero(bids == 0)[0]))
+        return tricks.team_won(list(counts), int(np.flatnonzero(bids == HIGH)[0]),
+                               int(np.flatnonzero(bids == LOW)[0]))

@@ -35,7 +35,7 @@ import functools
 import numpy as np
 
 from hilo_env.himilo import actions as A
-from hilo_env.himilo.cards import NUM_CARD_IDS, NUM_WIN_CARDS
+from hilo_env.himilo.cards import NUM_CARD_IDS, NUM_WIN_CARDS, cards_in_play
 from hilo_env.himilo.engine import NO_BID, Phase, Round
 from hilo_env.himilo.rules import HAND_SIZE, RuleSet
 
@@ -65,6 +65,26 @@ def layout(num_players: int) -> dict[str, slice]:
 def observation_size(num_players: int) -> int:
     """Length of the observation vector for ``num_players``."""
     return layout(num_players)["received"].stop
+
+
+def current_trick(observation: np.ndarray, num_players: int) -> tuple[int, int, list[int]]:
+    """The trick under way as the observer sees it, during trick play: its Win Card, the
+    seat slot of its leader, and the cards played to it so far, in play order."""
+    w, n = layout(num_players), num_players
+    table = observation[w["trick"]].reshape(n, NUM_CARD_IDS)
+    lead = int(observation[w["leader"]].argmax())
+    order = [(lead + i) % n for i in range(n)]
+    return (int(observation[w["line"]][:NUM_WIN_CARDS].argmax()), lead,
+            [int(table[s].argmax()) for s in order if table[s].any()])
+
+
+def unseen_cards(observation: np.ndarray, num_players: int) -> np.ndarray:
+    """The ids of the cards in play the observer has neither held nor seen played (in its
+    hand, received, or played to a trick by anyone): where other players' cards may be."""
+    w = layout(num_players)
+    seen = (observation[w["hand"]] + observation[w["received"]]
+            + observation[w["played"]].reshape(num_players, NUM_CARD_IDS).sum(axis=0)) > 0
+    return np.flatnonzero(~seen[:cards_in_play(num_players)])
 
 
 def action_mask(game: Round) -> np.ndarray:
