@@ -35,8 +35,9 @@ SHOT_AT = {"hilo": 1, "lohi": 2, "himilo": 5}
 
 def _missing(what: str) -> None:
     if os.environ.get("CI") == "true":
-        pytest.fail(f"CI runs the browser tests, but {what} is missing: {HOW_TO_GET}")
-    pytest.skip(f"{what} is missing: {HOW_TO_GET}")
+        pytest.fail(f"CI runs the browser tests, but {what} is missing: {HOW_TO_GET}",
+                    pytrace=False)
+    pytest.skip(f"{what} is missing: {HOW_TO_GET}", allow_module_level=True)
 
 
 try:
