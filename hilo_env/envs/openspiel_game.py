@@ -52,6 +52,17 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyspiel
 
+from hilo_env.envs.openspiel_common import (
+    InfoStateObserver,
+    Parameters,
+    TableObserver,
+    TableView,
+    Token,
+    TokenView,
+    changed_type,
+    make_observer,
+    uniform,
+)
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Event, Game, Phase
@@ -62,12 +73,9 @@ from hilo_env.equation_hilo.rules import (
     MIN_PLAYERS,
     PRESETS,
     RuleSet,
-    short_repr,
 )
 
 SHORT_NAME = "python_hilo"
-PRESET_PARAM = "preset"
-"""The game parameter naming the preset the other parameters override."""
 LIST_FIELDS = ("deal", "deck_values")
 """RuleSet fields that are lists: text in a game parameter, items separated by spaces (a comma
 would end the parameter in a game string; commas are read too where they fit)."""
@@ -86,9 +94,8 @@ _SEED = 0
 """The engine's generator seed: it shuffles only cards past those chance chose, never drawn."""
 
 
-def _param_value(rules: RuleSet, name: str) -> Any:
+def _to_param(name: str, value: Any) -> Any:
     """A RuleSet field as an OpenSpiel game parameter (an int, bool or text)."""
-    value = getattr(rules, name)
     if name in LIST_FIELDS:
         return " ".join(map(str, value))
     if name == "max_multiply":
@@ -98,69 +105,17 @@ def _param_value(rules: RuleSet, name: str) -> Any:
     return value
 
 
-def params_of(rules: RuleSet) -> dict[str, Any]:
-    """The game parameters of ``rules``: ``python_hilo(**params_of(rules))`` plays them."""
-    return {f.name: _param_value(rules, f.name) for f in dataclasses.fields(RuleSet)}
-
-
-PLAYERS_PARAM = "players"
-"""OpenSpiel's usual name of the player count (``games_sim_test`` loads every multiplayer game
-with it): an alias of ``num_players``."""
-
-PARAMETER_SPECIFICATION = {PRESET_PARAM: "standard", **params_of(RuleSet()),
-                           PLAYERS_PARAM: RuleSet().num_players}
-"""Every parameter with its default (the standard preset)."""
-
-
-def rules_from_params(params: dict[str, Any] | None) -> RuleSet:
-    """The RuleSet of some game parameters: the ``preset`` (standard by default), with every
-    other parameter given overriding its field. Bad values raise ValueError naming the field.
-
-    pyspiel hands a Python game every parameter: those given, in key order, then the defaults
-    of the others, in key order (``RegisterPyGame`` in OpenSpiel's ``python_games.cc``). So in a
-    dict holding every parameter the given ones are its first run of keys in order
-    (:func:`given_keys`); a dict with fewer is read as all given."""
-    params = dict(params or {})
-    unknown = sorted(set(params) - set(PARAMETER_SPECIFICATION))
-    if unknown:
-        raise ValueError(f"unknown {SHORT_NAME} parameter(s) {unknown}; parameters are "
-                         f"{sorted(PARAMETER_SPECIFICATION)}")
-    given = given_keys(params)
-    name = params.pop(PRESET_PARAM, "standard") if PRESET_PARAM in given else "standard"
-    players = params.pop(PLAYERS_PARAM, None)
-    if PLAYERS_PARAM in given:
-        if "num_players" in given and params["num_players"] != players:
-            raise ValueError(f"players={players} and num_players={params['num_players']} "
-                             "disagree: players is another name of num_players")
-        params["num_players"] = players
-        given.append("num_players")
-    overrides: dict[str, Any] = {}
-    for key, value in params.items():
-        if key not in given:
-            continue
-        if key in LIST_FIELDS:
-            items = str(value).replace(",", " ").split()
-            value = [int(v) if v.lstrip("-").isdigit() else v for v in items] \
-                if key == "deck_values" else items
-        elif key == "max_multiply":
-            value = None if value == UNLIMITED else value
-        elif key in OPERATOR_FIELDS:
-            value = _operators_of(str(value), key)
-        overrides[key] = value
-    return RuleSet.preset(name, **overrides)
-
-
-def given_keys(params: dict[str, Any]) -> list[str]:
-    """The parameters given, of a dict as pyspiel hands it to the game (see
-    :func:`rules_from_params`): with every parameter present, the keys up to the first one out
-    of order (the defaults pyspiel added follow, in order again); otherwise all of them."""
-    keys = list(params)
-    if set(keys) != set(PARAMETER_SPECIFICATION):
-        return keys
-    for i in range(1, len(keys)):
-        if keys[i] < keys[i - 1]:
-            return keys[:i]
-    return keys
+def _from_param(name: str, value: Any) -> Any:
+    """A game parameter as its RuleSet field's value."""
+    if name in LIST_FIELDS:
+        items = str(value).replace(",", " ").split()
+        return [int(v) if v.lstrip("-").isdigit() else v for v in items] \
+            if name == "deck_values" else items
+    if name == "max_multiply":
+        return None if value == UNLIMITED else value
+    if name in OPERATOR_FIELDS:
+        return _operators_of(str(value), name)
+    return value
 
 
 def _operators_of(text: str, field: str) -> str:
@@ -170,6 +125,22 @@ def _operators_of(text: str, field: str) -> str:
     if field == "multiply_discards":
         symbols["times"] = "x"
     return "".join(symbols.get(word, word) for word in text.split())
+
+
+PARAMETERS = Parameters(SHORT_NAME, RuleSet, RuleSet.preset, PRESETS, _to_param, _from_param)
+"""``preset``, every RuleSet field and ``players`` (the module docstring)."""
+PARAMETER_SPECIFICATION = PARAMETERS.specification()
+"""Every parameter with its default (the standard preset)."""
+
+
+def params_of(rules: RuleSet) -> dict[str, Any]:
+    """The game parameters of ``rules``: ``python_hilo(**params_of(rules))`` plays them."""
+    return PARAMETERS.params_of(rules)
+
+
+def rules_from_params(params: dict[str, Any] | None) -> RuleSet:
+    """The RuleSet of some game parameters (:meth:`Parameters.rules_of`)."""
+    return PARAMETERS.rules_of(params)
 
 
 def zero_sum(rules: RuleSet) -> bool:
@@ -225,10 +196,8 @@ class HiloGame(pyspiel.Game):
                                                  rules.deck_multiply, rules.deck_roots))
         n, stack = rules.num_players, rules.starting_stack
         fair = zero_sum(rules)
-        game_type = pyspiel.GameType(
-            **{**_type_fields(GAME_TYPE),
-               "utility": pyspiel.GameType.Utility.ZERO_SUM if fair
-               else pyspiel.GameType.Utility.GENERAL_SUM})
+        game_type = changed_type(GAME_TYPE, utility=pyspiel.GameType.Utility.ZERO_SUM if fair
+                                 else pyspiel.GameType.Utility.GENERAL_SUM)
         info = pyspiel.GameInfo(
             num_distinct_actions=A.num_actions(rules.max_cap),
             max_chance_outcomes=cards.DECK_SIZE,
@@ -237,8 +206,7 @@ class HiloGame(pyspiel.Game):
             max_utility=float((n - 1) * stack),
             utility_sum=0.0 if fair else None,
             max_game_length=max_game_length(rules))
-        shown = next((name for name, preset in PRESETS.items() if preset == rules), "standard")
-        super().__init__(game_type, info, {**params_of(rules), PRESET_PARAM: shown})
+        super().__init__(game_type, info, PARAMETERS.game_params(rules))
 
     def new_initial_state(self) -> HiloState:
         """A state before the first card is dealt."""
@@ -246,21 +214,10 @@ class HiloGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
         """The information-state observer (perfect recall) or the observation observer."""
-        if params:
-            raise ValueError(f"{SHORT_NAME} observers take no parameters, got {params!r}")
-        if iig_obs_type is None or iig_obs_type.perfect_recall:
-            return InfoStateObserver(self)
-        return TableObserver(self)
-
-
-def _type_fields(game_type: Any) -> dict[str, Any]:
-    """The constructor arguments of a GameType (to copy one with a field changed)."""
-    names = ("short_name", "long_name", "dynamics", "chance_mode", "information", "utility",
-             "reward_model", "max_num_players", "min_num_players",
-             "provides_information_state_string", "provides_information_state_tensor",
-             "provides_observation_string", "provides_observation_tensor",
-             "parameter_specification")
-    return {name: getattr(game_type, name) for name in names}
+        rules = self.rules
+        return make_observer(
+            lambda: InfoStateObserver(token_view(rules), rules.num_players, max_game_length(rules)),
+            lambda: TableObserver(table_view(rules)), SHORT_NAME, iig_obs_type, params)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -306,18 +263,6 @@ class History(NamedTuple):
 
     def __deepcopy__(self, memo: dict) -> History:
         return self
-
-
-class Token(NamedTuple):
-    """One thing that happened, as the information state records it (a tuple of text and
-    ints, which a deep copy does not copy)."""
-
-    kind: str
-    """One of :data:`TOKEN_KINDS`."""
-    seat: int
-    """Who received the card, or acted."""
-    value: int
-    """The card id or action id."""
 
 
 class HiloState(pyspiel.State):
@@ -389,9 +334,7 @@ class HiloState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The cards the next draw can give, each with its exact probability."""
-        outcomes = self.draw_outcomes()
-        p = 1.0 / len(outcomes)
-        return [(card, p) for card in outcomes]
+        return uniform(self.draw_outcomes())
 
     def _apply_action(self, action: int) -> None:
         """Apply a draw's card or a player's action; one the state refuses raises ValueError
@@ -508,13 +451,6 @@ def _hand_start(log: list[Event]) -> int:
 # ---- observers ---------------------------------------------------------------------------------
 
 
-def token_width(rules: RuleSet) -> int:
-    """The size of one token of the information-state tensor: seat one-hot, kind one-hot,
-    card one-hot (zeros when hidden from the observer), action one-hot (zeros when secret)."""
-    return (rules.num_players + len(TOKEN_KINDS) + cards.DECK_SIZE
-            + A.num_actions(rules.max_cap))
-
-
 def shown(token: Token, player: int) -> bool:
     """Whether ``player`` sees what a token holds (everyone sees that it happened): another
     player's hidden card and declaration are secret."""
@@ -522,89 +458,33 @@ def shown(token: Token, player: int) -> bool:
         token.kind == "hidden" or (token.kind == "action" and token.value in A.DECLARATIONS))
 
 
-class InfoStateObserver:
-    """Perfect recall: the tokens a player saw, in order (OpenSpiel's observer interface).
-
-    Tensor: the observer's seat one-hot, then :func:`max_game_length` tokens of
-    :func:`token_width` each (unused ones zero)."""
-
-    def __init__(self, game: HiloGame) -> None:
-        rules = game.rules
-        self.rules = rules
-        self._n = rules.num_players
-        self._width = token_width(rules)
-        length = max_game_length(rules)
-        self.tensor = np.zeros(self._n + length * self._width, np.float32)
-        self.dict = {"observer": self.tensor[:self._n],
-                     "tokens": self.tensor[self._n:].reshape(length, self._width)}
-
-    def set_from(self, state: HiloState, player: int) -> None:
-        self.tensor.fill(0)
-        self.dict["observer"][player] = 1
-        n, kinds = self._n, len(TOKEN_KINDS)
-        rows = self.dict["tokens"]
-        i = 0
-        for token in state.tokens:
-            if token.kind == "hand":
-                continue
-            row = rows[i]
-            row[token.seat] = 1
-            row[n + TOKEN_KINDS.index(token.kind)] = 1
-            if shown(token, player):
-                offset = n + kinds + (0 if token.kind != "action" else cards.DECK_SIZE)
-                row[offset + token.value] = 1
-            i += 1
-
-    def string_from(self, state: HiloState, player: int) -> str:
-        words = [player_name(player)]
-        for token in state.tokens:
-            if token.kind == "hand":
-                words.append(f"| hand {token.value}")
-                continue
-            who, seen = player_name(token.seat), shown(token, player)
-            if token.kind == "action":
-                what = A.action_to_string(token.value) if seen else "declares"
-            elif token.kind == "set_aside":
-                what = f"sets aside {cards.card_str(token.value)}"
-            else:
-                what = f"{token.kind} {cards.card_str(token.value) if seen else '?'}"
-            words.append(f"{who} {what}")
-        return ", ".join(words)
+def _token_text(token: Token, seen: bool) -> str:
+    who = player_name(token.seat)
+    if token.kind == "action":
+        return f"{who} {A.action_to_string(token.value) if seen else 'declares'}"
+    if token.kind == "set_aside":
+        return f"{who} sets aside {cards.card_str(token.value)}"
+    return f"{who} {token.kind} {cards.card_str(token.value) if seen else '?'}"
 
 
-class TableObserver:
-    """The AEC env's view: its observation vector and the player's table text, at the last
-    decision point (see the module docstring)."""
+def token_view(rules: RuleSet) -> TokenView:
+    """Tokens of the information state: a seat one-hot, a kind one-hot, then the card one-hot
+    (zeros when hidden from the observer) or the action one-hot (zeros when secret)."""
+    return TokenView(
+        kinds=TOKEN_KINDS,
+        value_offsets={**dict.fromkeys(TOKEN_KINDS, 0), "action": cards.DECK_SIZE},
+        value_width=cards.DECK_SIZE + A.num_actions(rules.max_cap),
+        shown=shown, text=_token_text, player_name=player_name)
 
-    def __init__(self, game: HiloGame) -> None:
-        self.rules = game.rules
-        self._encoder = Encoder(game.rules)
-        self.tensor = np.zeros(observation_size(game.rules), np.float32)
-        self.dict = {"observation": self.tensor}
 
-    def set_from(self, state: HiloState, player: int) -> None:
-        if state.decision_game is None:
-            self.tensor.fill(0)
-        else:
-            self.tensor[:] = self._encoder.encode(state.decision_game, player)
-
-    def string_from(self, state: HiloState, player: int) -> str:
-        if state.decision_game is None:
-            return "dealing"
-        return render_text(state.decision_game, viewer=player)
+def table_view(rules: RuleSet) -> TableView:
+    """The AEC env's observation vector and the player's table text."""
+    return TableView(observation_size(rules), Encoder(rules).encode, render_text)
 
 
 def load(rules: RuleSet | str = "standard") -> HiloGame:
     """The ``python_hilo`` game of a RuleSet or preset name."""
-    if isinstance(rules, str):
-        if rules not in PRESETS:
-            raise ValueError(f"unknown rules preset {short_repr(rules)}; choose one of "
-                             f"{sorted(PRESETS)}")
-        return pyspiel.load_game(SHORT_NAME, {PRESET_PARAM: rules})
-    if not isinstance(rules, RuleSet):
-        raise TypeError(f"load takes a RuleSet or a preset name {sorted(PRESETS)}, got "
-                        f"{short_repr(rules)}")
-    return pyspiel.load_game(SHORT_NAME, params_of(rules))
+    return PARAMETERS.load(rules)
 
 
 pyspiel.register_game(GAME_TYPE, HiloGame)
