@@ -164,11 +164,23 @@ class TokenView:
     text: Callable[[Token, bool], str]
     """``text(token, seen)``: what the token says, its value hidden when not seen."""
     player_name: Callable[[int], str]
+    texts: dict[tuple[Token, bool], str] = dataclasses.field(default_factory=dict,
+                                                             compare=False, repr=False)
+    """The texts made so far (a history's strings repeat the same tokens at every move)."""
 
     def width(self, num_players: int) -> int:
         """The size of one token's tensor row: seat one-hot, kind one-hot, value one-hot
         (zeros when hidden from the observer)."""
         return num_players + len(self.kinds) + self.value_width
+
+    def token_string(self, token: Token, seen: bool) -> str:
+        """A token's text; a separator's is ``| round 2``."""
+        text = self.texts.get((token, seen))
+        if text is None:
+            text = f"| {token.kind} {token.value}" if token.kind not in self.value_offsets \
+                else self.text(token, seen)
+            self.texts[token, seen] = text
+        return text
 
 
 class InfoStateObserver:
@@ -209,13 +221,8 @@ class InfoStateObserver:
 
     def string_from(self, state: Any, player: int) -> str:
         view = self.view
-        words = [view.player_name(player)]
-        for token in state.tokens:
-            if token.kind not in view.value_offsets:
-                words.append(f"| {token.kind} {token.value}")
-            else:
-                words.append(view.text(token, view.shown(token, player)))
-        return ", ".join(words)
+        return ", ".join([view.player_name(player), *(
+            view.token_string(token, view.shown(token, player)) for token in state.tokens)])
 
 
 @dataclasses.dataclass(frozen=True)
