@@ -99,10 +99,11 @@ PARAMETERS = Parameters(SHORT_NAME, RuleSet, resolve, PRESETS, _to_param, _from_
 """``preset``, every RuleSet field and ``players``."""
 TABLE = -1
 """The seat of what everyone sees (a Win Card face up)."""
-DEAL, RECEIVE, LINE, ACTION = "deal", "receive", "line", "action"
-TOKEN_KINDS = (DEAL, RECEIVE, LINE, ACTION)
+DEAL, RECEIVE, LINE, BID, PASS, PLAY = "deal", "receive", "line", "bid", "pass", "play"
+TOKEN_KINDS = (DEAL, RECEIVE, LINE, BID, PASS, PLAY)
 """What an information-state token records: a card dealt to a seat, a card passed to a seat,
-a Win Card face up, an action."""
+a Win Card face up, a bid (its index, low 0 .. high 2), a card set aside to pass, a card
+played."""
 _SEED = 0
 """The engine's generator seed: every card it would draw is stacked, so it draws none."""
 
@@ -209,7 +210,8 @@ class Position:
     text: str = ""
     """The tokens' text, every card shown (the state's string, made once per move)."""
     rewards: tuple[float, ...] = ()
-    """Each player's reward of the last move (empty: none yet)."""
+    """Each player's reward of the last decision, the chance moves after it included
+    (OpenSpiel sums ``rewards()`` at decisions only); empty before the first."""
     returns: tuple[float, ...] = ()
     """Each player's rewards so far (empty: none yet)."""
 
@@ -316,7 +318,7 @@ class HimiloState(pyspiel.State):
                 deck = (*deck, int(action))
             else:
                 line = (*line, int(action))
-            changes: dict[str, Any] = {"deck": deck, "line": line, "rewards": zeros}
+            changes: dict[str, Any] = {"deck": deck, "line": line}  # the rewards stay
             tokens = (Token(kind, seat, int(action)),)
             if kind == LINE:  # the deal is complete: the engine with this Win Card
                 changes["game"] = self._built(deck, line, position.actions)
@@ -328,7 +330,7 @@ class HimiloState(pyspiel.State):
             after = game.clone()
             after.step(int(action))
             reward = float(after.outcome) + self._shaping_term(game, after)
-            tokens = (Token(ACTION, game.current_player, int(action)),)
+            tokens = (action_token(game.current_player, int(action)),)
             delivered = after.log[-1] if after.log[-1].kind == "deliver" else None
             if delivered is not None:
                 tokens += tuple(Token(RECEIVE, delivered.seat, c) for c in delivered.data)
@@ -361,7 +363,7 @@ class HimiloState(pyspiel.State):
         return list(self.position.returns or (0.0,) * self.rules.num_players)
 
     def rewards(self) -> list[float]:
-        """Each player's reward of the last move."""
+        """Each player's reward since the last decision point (chance pays nothing)."""
         return list(self.position.rewards or (0.0,) * self.rules.num_players)
 
     def __str__(self) -> str:
@@ -372,33 +374,45 @@ class HimiloState(pyspiel.State):
 # ---- observers ---------------------------------------------------------------------------------
 
 
+def action_token(seat: int, action: int) -> Token:
+    """An action as a token: its kind and its card id (or bid index)."""
+    if action in A.BIDS:
+        return Token(BID, seat, action - A.BID_LOW)
+    if action >= A.FIRST_PASS:
+        return Token(PASS, seat, A.card_of(action))
+    return Token(PLAY, seat, action)
+
+
+def token_action(token: Token) -> int:
+    """The action id of an action's token."""
+    if token.kind == BID:
+        return A.BID_LOW + token.value
+    return A.pass_card(token.value) if token.kind == PASS else A.play(token.value)
+
+
 def shown(token: Token, player: int) -> bool:
     """Whether ``player`` sees a token's value: the cards dealt or passed to a seat, and the
     card a seat sets aside to pass, are that seat's alone."""
-    if token.kind in (DEAL, RECEIVE):
-        return token.seat == player
-    if token.kind == ACTION and token.value >= A.FIRST_PASS and token.value not in A.BIDS:
-        return token.seat == player
-    return True
+    return token.kind not in (DEAL, RECEIVE, PASS) or token.seat == player
 
 
 def _token_text(token: Token, seen: bool) -> str:
     if token.kind == LINE:
         return f"line {win_card_str(token.value)}"
     who = player_name(token.seat)
-    if token.kind == ACTION:
-        return f"{who} {A.action_to_string(token.value) if seen else 'passes'}"
+    if token.kind in (BID, PASS, PLAY):
+        return f"{who} {A.action_to_string(token_action(token)) if seen else 'passes'}"
     return f"{who} {token.kind} {card_str(token.value) if seen else '?'}"
 
 
 TOKENS = TokenView(
     kinds=TOKEN_KINDS,
-    value_offsets={DEAL: 0, RECEIVE: 0, LINE: NUM_CARD_IDS,
-                   ACTION: NUM_CARD_IDS + NUM_WIN_CARDS},
-    value_width=NUM_CARD_IDS + NUM_WIN_CARDS + A.NUM_ACTIONS,
+    value_offsets={DEAL: 0, RECEIVE: 0, PASS: 0, PLAY: 0, LINE: NUM_CARD_IDS,
+                   BID: NUM_CARD_IDS + NUM_WIN_CARDS},
+    value_width=NUM_CARD_IDS + NUM_WIN_CARDS + len(A.BIDS),
     shown=shown, text=_token_text, player_name=player_name)
 """Tokens of the information state: a seat one-hot (none for a Win Card), a kind one-hot,
-then the card, Win Card or action one-hot (zeros when hidden from the observer)."""
+then the card, Win Card or bid one-hot (zeros when hidden from the observer)."""
 
 
 def table_view(rules: RuleSet) -> TableView:

@@ -191,7 +191,8 @@ class Position:
     tokens: tuple[Token, ...] = (Token(ROUND_SEPARATOR, TABLE, 1),)
     """Everything that happened, in order, for the information states."""
     rewards: tuple[float, ...] = ()
-    """Each player's reward of the last move (empty: none yet)."""
+    """Each player's reward of the last decision, the draws after it included (OpenSpiel sums
+    ``rewards()`` at decisions only); empty before the first."""
     text: str = "| round 1"
     """The tokens' text, every card shown (the state's string, made once per move)."""
 
@@ -222,10 +223,11 @@ class Position:
         else:
             game = before.clone()
             stock = set(game.stock)
-            top = []
-            while queue and queue[0] in stock:
-                top.append(queue.pop(0))
-            game.stock = [*sorted(stock - set(top), reverse=True), *reversed(top)]
+            if action == A.PICK_UP:  # draws from the stock (a play that wins a round deals)
+                top = []
+                while queue and queue[0] in stock:
+                    top.append(queue.pop(0))
+                game.stock = [*sorted(stock - set(top), reverse=True), *reversed(top)]
             game.shuffle = hook
             game.step(action)
             events = game.log[len(before.log):]
@@ -303,7 +305,6 @@ class LohiState(pyspiel.State):
         """Apply a drawn card or a player's action; one the state refuses raises ValueError
         and changes nothing."""
         position, draw = self.position, self.position.next_draw
-        n = self.rules.num_players
         if draw is not None:
             if action not in draw.cards:
                 raise ValueError(f"{action} is not a chance outcome here; the next draw gives "
@@ -311,7 +312,7 @@ class LohiState(pyspiel.State):
             new = Position.dealt(self.rules, position.before, position.action,
                                  (*position.chosen, int(action)))
             tokens = (Token(draw.kind, draw.seat, int(action)),)
-            rewards = (0.0,) * n
+            rewards = position.rewards  # a draw pays nothing: still the last decision's
         else:
             game = self.game
             legal = [] if self.is_terminal() else game.legal_actions()
@@ -336,7 +337,7 @@ class LohiState(pyspiel.State):
         return [float(p) for p in self.game.payoffs]
 
     def rewards(self) -> list[float]:
-        """Each player's reward of the last move."""
+        """Each player's reward since the last decision point (the draws pay nothing)."""
         return [float(r) for r in self.position.rewards or (0.0,) * self.rules.num_players]
 
     def __str__(self) -> str:
