@@ -1,4 +1,4 @@
-"""python_hilo under misuse (issue 31): a refused action or chance outcome changes nothing,
+"""python_hilo under misuse: a refused action or chance outcome changes nothing,
 OpenSpiel's own tools run on the game unchanged, every parameter given is honoured."""
 
 import pickle

@@ -412,3 +412,37 @@ def test_himilo_same_play_as_the_aec_env(rules):
             totals += [env.rewards[a] for a in env.possible_agents]
         assert all(env.terminations.values())
         assert totals.tolist() == final.returns()
+
+
+# ---- OpenSpiel's learning tools ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["python_lohi(preset=single_round,round_reward=0.5)",
+                                  "python_himilo(players=3,pass_cards=0,shaping=constraints)"])
+def test_rl_environment_and_mccfr_run_and_credit_every_reward(name):
+    """OpenSpiel's rl_environment hands out rewards summing to the returns (mid-game rewards
+    included), and outcome-sampling MCCFR iterates on the game."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    env = rl_environment.Environment(name)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        step = env.reset()
+        totals = np.zeros(env.num_players)
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([int(rng.choice(step.observations["legal_actions"][player]))])
+            totals += step.rewards
+        assert totals.tolist() == pytest.approx(env.get_state.returns())
+        assert any(totals)
+    game = pyspiel.load_game(name)
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(2):
+        solver.iteration()
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probabilities = solver.average_policy().action_probabilities(state)
+    assert set(probabilities) == set(state.legal_actions())
+    assert sum(probabilities.values()) == pytest.approx(1.0)

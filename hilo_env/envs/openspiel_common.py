@@ -275,10 +275,3 @@ def uniform(outcomes: Sequence[int]) -> list[tuple[int, float]]:
     p = 1.0 / len(outcomes)
     return [(int(o), p) for o in outcomes]
 
-
-class Shared:
-    """A value every copy of a state shares: a deep copy keeps it (what it holds is never
-    changed once made)."""
-
-    def __deepcopy__(self, memo: dict) -> Shared:
-        return self
