@@ -32,6 +32,7 @@ from hilo_env.lohi.rules import RuleSet as LohiRules  # noqa: E402
 
 MODULES = {L.SHORT_NAME: L, H.SHORT_NAME: H}
 PLAYTHROUGH = Path(__file__).resolve().parent / "data" / "python_lohi_single_round.txt"
+LIBRARIES = Path(__file__).resolve().parent.parent / "docs" / "libraries.md"
 """OpenSpiel's record of one random game of python_lohi(preset=single_round), seed 0."""
 
 SIMULATED = {  # game string -> simulations
@@ -412,6 +413,15 @@ def test_himilo_same_play_as_the_aec_env(rules):
             totals += [env.rewards[a] for a in env.possible_agents]
         assert all(env.terminations.values())
         assert totals.tolist() == final.returns()
+
+
+def test_the_openspiel_recipe_of_docs_libraries_runs_as_written(capsys):
+    section = LIBRARIES.read_text().split("\n## OpenSpiel\n")[1].split("\n## ")[0]
+    recipe = section.split("```python\n")[1].split("```")[0]
+    exec(compile(recipe, "docs/libraries.md (OpenSpiel)", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split("(")[0] for line in printed] == [
+        "python_hilo", "python_lohi", "python_himilo"]
 
 
 # ---- OpenSpiel's learning tools ----------------------------------------------------------------
