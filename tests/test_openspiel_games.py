@@ -146,6 +146,23 @@ def test_parameters_are_the_rule_fields(module, presets, rules_class, changed):
         module.load(3)
 
 
+@pytest.mark.parametrize("module, presets", [(L, LOHI_PRESETS), (H, HIMILO_PRESETS)])
+def test_every_parameter_given_is_honoured_even_at_its_standard_value(module, presets):
+    """A preset overridden by a field's standard value: pyspiel hands the game every
+    parameter, the given ones first, and the given one wins over the preset."""
+    standard = module.PARAMETERS.params_of(presets["standard"])
+    checked = 0
+    for name, rules in presets.items():
+        for field, value in standard.items():
+            if module.PARAMETERS.params_of(rules)[field] == value:
+                continue
+            game = pyspiel.load_game(module.SHORT_NAME, {"preset": name, field: value})
+            assert game.rules == rules.replace(**{field: getattr(presets["standard"], field)})
+            assert pyspiel.load_game(str(game)).rules == game.rules
+            checked += 1
+    assert checked
+
+
 def test_himilo_dealer_minus_one_is_the_default_dealer():
     assert pyspiel.load_game("python_himilo(dealer=-1)").rules.dealer is None
     assert "dealer=-1" in str(H.load("standard"))

@@ -128,7 +128,7 @@ class LohiGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=max_game_length(rules))
         super().__init__(game_type, info, PARAMETERS.game_params(rules))
-        self.initial = Position.dealt(rules, None, None, ())
+        self.initial = Position.after(rules, None, None, ())
         """The position before the first card (every new state starts from it)."""
 
     def new_initial_state(self) -> LohiState:
@@ -210,7 +210,7 @@ class Position:
         return self.game if self.next_draw is None else self.before
 
     @classmethod
-    def dealt(cls, rules: RuleSet, before: E.Game | None, action: int | None,
+    def after(cls, rules: RuleSet, before: E.Game | None, action: int | None,
               chosen: tuple[int, ...]) -> Position:
         """Step ``action`` from ``before`` (or deal the first round) with the ``chosen`` cards
         drawn first, in order, and cards not chosen after them."""
@@ -309,7 +309,7 @@ class LohiState(pyspiel.State):
             if action not in draw.cards:
                 raise ValueError(f"{action} is not a chance outcome here; the next draw gives "
                                  f"one of the card ids {list(draw.cards)}")
-            new = Position.dealt(self.rules, position.before, position.action,
+            new = Position.after(self.rules, position.before, position.action,
                                  (*position.chosen, int(action)))
             tokens = (Token(draw.kind, draw.seat, int(action)),)
             rewards = position.rewards  # a draw pays nothing: still the last decision's
@@ -318,7 +318,7 @@ class LohiState(pyspiel.State):
             legal = [] if self.is_terminal() else game.legal_actions()
             if action not in legal:
                 raise ValueError(f"action {action} is not legal here; legal: {legal}")
-            new = Position.dealt(self.rules, game, int(action), ())
+            new = Position.after(self.rules, game, int(action), ())
             tokens = (Token(ACTION, game.current_player, int(action)),)
             if new.game.round_number != game.round_number:
                 tokens += (Token(ROUND_SEPARATOR, TABLE, new.game.round_number),)
