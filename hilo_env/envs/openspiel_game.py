@@ -4,7 +4,9 @@ exploitability and the rest of OpenSpiel's game-theory tools (the ``openspiel`` 
 Importing this module registers the game with pyspiel, so ``pyspiel.load_game("python_hilo")``
 and ``pyspiel.load_game("python_hilo(preset=tiny)")`` work. It is a thin layer over the engine
 (:class:`equation_hilo.engine.Game`): a state is the cards chance dealt and the actions taken,
-replayed through the engine with those cards stacked on its deck.
+replayed through the engine with those cards stacked on its deck. lo-hi and Hi MiLo! are
+``python_lohi`` and ``python_himilo`` (:mod:`envs.openspiel_lohi`, :mod:`envs.openspiel_himilo`);
+what the three share (parameters, tokens, observers) is :mod:`envs.openspiel_common`.
 
 | property            | value                                                               |
 |---------------------|---------------------------------------------------------------------|
