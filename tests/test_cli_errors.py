@@ -55,6 +55,7 @@ BAD_RULE_FILES = {
     "a_list": ("- a\n- b\n", "expected a mapping"),
     "bad_yaml": ("a: [\n", "not valid YAML at line"),
     "alias_bomb": (ALIAS_BOMB, "aliases"),
+    "field_twice": ("ante: 1\nswing: true\nante: 2\n", "line 3, column 1: key 'ante' is set twice"),
     "too_big": ("# " + "x" * MAX_YAML_BYTES + "\n", "larger than 64 KiB"),
 }
 
