@@ -231,6 +231,28 @@ def test_rules_bounds() -> None:
     assert len(str(info.value)) < 200
 
 
+NETWORK = Path(__file__).resolve().parent.parent / "agents" / "models" / "himilo_value_4p.npz"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not_a_zip"])
+@pytest.mark.parametrize("argv", [["tournament", "random", "jax:{}", "--hands", "2"],
+                                  ["tournament", "random", "value:{}", "--game", "himilo",
+                                   "--players", "4", "--rounds", "2"]], ids=["jax", "value"])
+def test_a_corrupt_network_file_is_one_line_naming_it(capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path, argv: list[str],
+                                                      damage: str) -> None:
+    data = NETWORK.read_bytes()
+    path = tmp_path / "net.npz"
+    path.write_bytes({"truncated": data[:len(data) // 2],
+                      "flipped": data[:200] + bytes(b ^ 0xFF for b in data[200:260]) + data[260:],
+                      "not_a_zip": b"PK\x03\x04 not a zip"}[damage])
+    if argv[2].startswith("value:"):  # the value agent reads its rules file first
+        rules = NETWORK.with_name(NETWORK.name + ".rules.yaml")
+        path.with_name(path.name + ".rules.yaml").write_bytes(rules.read_bytes())
+    line = assert_usage_error(*run(capsys, [a.format(path) for a in argv]))
+    assert f"cannot read the policy file {str(path)!r}" in line
+
+
 def test_subprocess_errors_have_no_traceback(write: Callable[[str, str], str]) -> None:
     for argv in (["demo", "--rules", write("nobet", BAD_RULE_FILES["deal_no_bet"][0])],
                  ["train", write("bomb", ALIAS_BOMB)], ["solve", "1", "2"]):
