@@ -82,7 +82,13 @@ from hilo_env.equation_hilo import solver
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.game_spec import UNITS, GameSpec
 from hilo_env.outputs import check_file, check_folder
-from hilo_env.training.config import MAX_DECISIONS, MAX_EPISODES, MAX_REPEATS, MAX_THREADS
+from hilo_env.training.config import (
+    MAX_DECISIONS,
+    MAX_EPISODES,
+    MAX_REPEATS,
+    MAX_SEED,
+    MAX_THREADS,
+)
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
@@ -803,6 +809,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         _bounded("--evals", args.evals, 1, MAX_REPEATS)
     if args.decisions is not None:
         _bounded("--decisions", args.decisions, 1, MAX_DECISIONS)
+    _bounded("--seed", args.seed, 0, MAX_SEED)  # the trainer seeds NumPy's 32-bit generator
     if args.minutes is not None and not 0 < args.minutes <= MAX_MINUTES:
         raise _UsageError(f"--minutes must be a number > 0 and at most {MAX_MINUTES:,g} (a "
                           f"week), not {args.minutes}")
