@@ -841,7 +841,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         return _exact_exploit(args, rules)
     backend = args.backend or "sb3"
     evals = args.evals or DEFAULT_EXPLOIT_EVALS
-    output_dir = args.output_dir or DEFAULT_RUNS
+    output_dir = DEFAULT_RUNS if args.output_dir is None else args.output_dir
     require_extra("train", "hilo exploit")
     if backend == "jax":
         require_extra("jax", "hilo exploit --backend jax")
@@ -861,6 +861,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             model_file(args.start, rules, spec.name)
         except ValueError as exc:
             raise _UsageError(f"--start: {exc}") from None
+    _checked(check_folder, output_dir, "--output-dir")
     _checked(check_folder, os.path.join(output_dir, run_name(args.agent)), "--output-dir")
     minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
         else args.minutes

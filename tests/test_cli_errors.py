@@ -412,6 +412,9 @@ def nothing_runs(monkeypatch: pytest.MonkeyPatch) -> None:
      "is a folder: give a file name"),
     (["play", "--save-replay", "{folder}"], "--save-replay"),
     (["play", "--save-replay", "{file}/match.json"], "is a file, not a folder"),
+    (["exploit", "random", "--decisions", "9", "--output-dir", "{file}"],
+     "is a file, not a folder"),
+    (["exploit", "random", "--decisions", "9", "--output-dir", ""], "--output-dir is empty"),
 ])
 def test_outputs_and_names_are_checked_before_any_work(capsys: pytest.CaptureFixture[str],
                                                        tmp_path: Path, nothing_runs: None,
