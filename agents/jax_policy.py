@@ -21,6 +21,8 @@ trained on. By name: ``jax:PATH`` (:mod:`agents.registry`).
 from __future__ import annotations
 
 import io
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +119,7 @@ def load_policy(path: str | Path, heads: tuple[str, ...] = HEADS) -> Params:
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: np.asarray(data[k], dtype=np.float32) for k in data.files}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # corrupt
         raise ValueError(f"cannot read the policy file {str(path)!r}: {exc}") from None
     return unflatten(arrays, f"policy file {str(path)!r}", heads)
 

@@ -72,6 +72,7 @@ from hilo_env.agents.registry import check, make, needs_extra
 from hilo_env.equation_hilo import terminal as equation_hilo_view
 from hilo_env.equation_hilo.engine import Game, Phase
 from hilo_env.game_spec import load
+from hilo_env.outputs import check_file
 from hilo_env.replays import Episode, Replay
 
 QUIT_WORDS = ("quit", "exit", "q")
@@ -149,6 +150,8 @@ def play(opponent: str | None = None, rules: Any = None, count: int | None = Non
     n = rules.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} for {n} players, not {seat!r}")
+    if save_replay is not None:
+        check_file(save_replay, "--save-replay")
     out = out or sys.stdout
     read_line = read_line or terminal_reader()
 

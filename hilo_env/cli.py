@@ -51,9 +51,12 @@ game's unit (hands of Equation Hi-Lo, games of lo-hi, rounds of Hi MiLo!): the o
 refused naming the right one. ``--rules`` defaults to the game's first preset.
 
 Bad input prints one line, ``hilo: error: ...``, on stderr and exits with status 2, before any
-work starts: a command checks its arguments, its rules and the extras it needs (``train``:
-torch, stable-baselines3, sb3-contrib, matplotlib; ``rllib``: ray, torch) first, and names the
-extra with the install line that fits how hilo_env was installed.
+work starts: a command checks its arguments (every count bounded above as well as below,
+naming the bound: ``training.config.MAX_EPISODES``, ``MAX_DECISIONS``...; a flag the command
+would ignore is refused), the agents it names, its rules, the files and folders it will write
+(``hilo_env.outputs``) and the extras it needs (``train``: torch, stable-baselines3,
+sb3-contrib, matplotlib; ``rllib``: ray, torch) first, and names the extra with the install
+line that fits how hilo_env was installed. A refused command writes nothing.
 Each subcommand is a ``_cmd_*`` function registered in ``build_parser``; add new ones there.
 """
 
@@ -78,6 +81,14 @@ from hilo_env.agents.registry import needs_extra
 from hilo_env.equation_hilo import solver
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.game_spec import UNITS, GameSpec
+from hilo_env.outputs import check_file, check_folder
+from hilo_env.training.config import (
+    MAX_DECISIONS,
+    MAX_EPISODES,
+    MAX_REPEATS,
+    MAX_SEED,
+    MAX_THREADS,
+)
 
 EXIT_OK, EXIT_USAGE = 0, 2
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE (128 + 13)
@@ -91,6 +102,14 @@ DEFAULT_EXPLOIT_MINUTES = 5.0
 """``hilo exploit``'s budget when neither ``--minutes`` nor ``--decisions`` is given."""
 DEFAULT_EXPLOIT_DEALS = 2_000
 """Duplicate deals of each of ``hilo exploit``'s evaluations when no count is given."""
+DEFAULT_EXPLOIT_EVALS = 5
+"""``hilo exploit``'s evaluations over a run when ``--evals`` is not given."""
+DEFAULT_RUNS = "runs"
+"""The folder ``hilo exploit`` writes its run folder in when ``--output-dir`` is not given."""
+MAX_MINUTES = 7 * 24 * 60.0
+"""The longest ``hilo exploit --minutes``: a week."""
+PLOT_FORMAT = "png"
+"""The file type of a ``--plot`` named without one (``--plot chart`` writes ``chart.png``)."""
 DISTRIBUTION = "hilo_env"
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"),
@@ -292,10 +311,11 @@ def build_parser() -> argparse.ArgumentParser:
     budget.add_argument("--decisions", type=int, default=None,
                         help="learner decisions to train for, instead of --minutes")
     _add_count(p, "duplicate deals of each evaluation", "2000")
-    p.add_argument("--evals", type=int, default=5,
-                   help="evaluations over the run, the last at its end (default: %(default)s)")
-    p.add_argument("--output-dir", default="runs",
-                   help="runs go to OUTPUT_DIR/exploit_AGENT/ (default: %(default)s)")
+    p.add_argument("--evals", type=int, default=None,
+                   help=f"evaluations over the run, the last at its end (default: "
+                        f"{DEFAULT_EXPLOIT_EVALS})")
+    p.add_argument("--output-dir", default=None,
+                   help=f"runs go to OUTPUT_DIR/exploit_AGENT/ (default: {DEFAULT_RUNS})")
     p.add_argument("--start", metavar="MODEL", default=None,
                    help="start the response from a trained model's weights: ppo or "
                         "ppo:PATH (default: fresh weights)")
@@ -304,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "best response from the agent's action probabilities (Equation "
                         "Hi-Lo, any --players: LBR in one seat, the agent in the others; no "
                         "training, --hands duplicate deals)")
-    p.add_argument("--backend", choices=("sb3", "jax"), default="sb3",
+    p.add_argument("--backend", choices=("sb3", "jax"), default=None,
                    help="sb3: MaskablePPO (the default); jax: PPO in JAX on the JAX backend "
                         "(Equation Hi-Lo, an agent with a jitted form: random, caller, the "
                         "ppo models, jax:PATH; needs the jax extra)")
@@ -470,11 +490,6 @@ def _check_plot_format(path: str) -> None:
                           f"{', '.join(sorted(formats))}")
 
 
-def _missing(extra: str) -> bool:
-    """Whether a module of ``extra`` cannot be imported."""
-    return not all(_importable(m) for m in EXTRA_MODULES[extra])
-
-
 def _importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -556,6 +571,7 @@ _RULEBOOK_EXAMPLES = (
 def _cmd_demo(args: argparse.Namespace) -> int:
     from hilo_env.agents.play import demo
 
+    _bounded("--hands", args.hands, 1, MAX_EPISODES)
     demo(None, args.rules, hands=args.hands, seed=args.seed)
     print()
     print("The solver on the rulebook's two examples (try: hilo solve 4 7 9 8 --ops /+- "
@@ -587,9 +603,35 @@ def _count(args: argparse.Namespace, spec: GameSpec, default: int | None) -> int
                           f"--{args.count_unit}s")
     if args.count is None:
         return default
-    if args.count < 1:
-        raise _UsageError(f"--{unit} must be at least 1, not {args.count}")
+    _bounded(f"--{unit}", args.count, 1, MAX_EPISODES)
     return args.count
+
+
+def _bounded(option: str, value: float, least: float, most: float) -> None:
+    """A usage error naming ``option`` and the bound unless ``least <= value <= most``: a
+    count past any run's length is refused now, not in a MemoryError later."""
+    if value < least:
+        raise _UsageError(f"{option} must be at least {least:,}, not {value:,}")
+    if value > most:
+        raise _UsageError(f"{option} must be at most {most:,}, not {value:,}")
+
+
+def _plot_path(text: str) -> str:
+    """``--plot``'s file, checked before any work: matplotlib installed, a file (not a
+    folder) that can be written, of a type matplotlib writes; without a type, a ``.png``."""
+    require_extra("train", "--plot", ["matplotlib"])
+    if not (os.path.splitext(text)[1] or text.endswith(("/", os.sep)) or os.path.isdir(text)):
+        text = f"{text}.{PLOT_FORMAT}"
+    _check_plot_format(text)
+    return str(_checked(check_file, text, "--plot"))
+
+
+def _checked(check: Callable[[str, str], Any], path: str, what: str) -> Any:
+    """``check(path, what)`` (:mod:`hilo_env.outputs`), its ValueError a usage error."""
+    try:
+        return check(path, what)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
 
 
 def _check_agent(name: str, game: str | None = None) -> None:
@@ -616,8 +658,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     for name in args.agents:
         _check_agent(name, spec.name)
     if args.plot:
-        require_extra("train", "--plot", ["matplotlib"])
-        _check_plot_format(args.plot)
+        args.plot = _plot_path(args.plot)
+    if args.save_replays is not None:
+        _checked(check_folder, args.save_replays, "--save-replays")
     try:
         result = tournament(args.agents, rules, count, seed=args.seed, game=spec.name,
                             progress=False if args.no_progress else None,
@@ -669,6 +712,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if config.backend == "jax":  # the train extra draws its curve and TensorBoard logs
         require_extra("jax", "hilo train (backend jax)")
     require_extra(extra, f"hilo train (backend {config.backend})")
+    _checked(check_folder, config.run_dir, "the run folder")
     try:
         if config.algorithm == "value":
             from hilo_env.training.value_iteration import train
@@ -730,17 +774,18 @@ def _eval_printer(game: str) -> Callable[[int, dict[str, tuple[float, float]], f
 
 
 def _cmd_gauntlet(args: argparse.Namespace) -> int:
-    from hilo_env.training.gauntlet import default_players, gauntlet
+    from hilo_env.training.gauntlet import gauntlet
 
     spec, rules = _game(args)  # bad rules fail before any hand
     count = _count(args, spec, GAUNTLET_COUNT)
     _check_agent(args.agent, spec.name)
-    opponents = args.opponents
-    if opponents is None:  # the game's other agents whose extra is installed
-        opponents = [nm for nm in default_players(args.agent, spec.name)
-                     if not needs_extra(nm, spec.name) or not _missing(needs_extra(nm, spec.name))]
-    for name in opponents:
+    opponents = args.opponents  # None: the game's others that can sit here (the rest named)
+    for name in opponents or ():
         _check_agent(name, spec.name)
+    twice = [nm for i, nm in enumerate(opponents or ()) if nm in opponents[:i]]
+    if twice:
+        raise _UsageError(f"--opponents names {twice[0]!r} twice: each opponent plays one "
+                          "match, so name each once")
     unit = "team win rate" if spec.cooperative else f"{spec.score} per {spec.unit}"
 
     def heard(player: str, match: Any) -> None:  # progress on stderr: a match takes minutes
@@ -760,16 +805,25 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         raise _UsageError(f"hilo exploit trains an opponent, and {spec.title} is cooperative: "
                           "its seats share one reward")
     hands = _count(args, spec, DEFAULT_EXPLOIT_DEALS)
-    if args.evals < 1:
-        raise _UsageError(f"--evals must be at least 1, not {args.evals}")
-    if args.decisions is not None and args.decisions < 1:
-        raise _UsageError(f"--decisions must be at least 1, not {args.decisions}")
-    if args.minutes is not None and not 0 < args.minutes < float("inf"):
-        raise _UsageError(f"--minutes must be a number > 0, not {args.minutes}")
+    if args.evals is not None:
+        _bounded("--evals", args.evals, 1, MAX_REPEATS)
+    if args.decisions is not None:
+        _bounded("--decisions", args.decisions, 1, MAX_DECISIONS)
+    _bounded("--seed", args.seed, 0, MAX_SEED)  # the trainer seeds NumPy's 32-bit generator
+    if args.minutes is not None and not 0 < args.minutes <= MAX_MINUTES:
+        raise _UsageError(f"--minutes must be a number > 0 and at most {MAX_MINUTES:,g} (a "
+                          f"week), not {args.minutes}")
     _check_agent(args.agent, spec.name)
+    training = [flag for flag, value in (("--start", args.start), ("--minutes", args.minutes),
+                                         ("--decisions", args.decisions),
+                                         ("--evals", args.evals),
+                                         ("--output-dir", args.output_dir),
+                                         ("--backend", args.backend)) if value is not None]
     if args.method == "lbr":
         if spec.name != games.DEFAULT:
             raise _UsageError(f"--method lbr plays Equation Hi-Lo, not {spec.title}")
+        if training:
+            raise _UsageError(f"--method lbr trains nothing, so {_ignored(training)}")
         from hilo_env.training.lbr import describe, lbr_match
 
         try:
@@ -779,9 +833,17 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         print(describe(result))
         return EXIT_OK
     if spec.name == games.DEFAULT and _exact_solvable(rules):
+        ignored = training + ([f"--{spec.unit}s"] if args.count is not None else [])
+        if ignored:
+            raise _UsageError(f"on the {args.rules} rules the exploitability is exact "
+                              f"(OpenSpiel): nothing is trained or played, so "
+                              f"{_ignored(ignored)}")
         return _exact_exploit(args, rules)
+    backend = args.backend or "sb3"
+    evals = args.evals or DEFAULT_EXPLOIT_EVALS
+    output_dir = DEFAULT_RUNS if args.output_dir is None else args.output_dir
     require_extra("train", "hilo exploit")
-    if args.backend == "jax":
+    if backend == "jax":
         require_extra("jax", "hilo exploit --backend jax")
         from hilo_env.training.jax_league import jitted_policy
 
@@ -790,17 +852,25 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise _UsageError(f"--backend jax: {exc}") from None
     from hilo_env.agents import make
-    from hilo_env.training.exploit import exploit
+    from hilo_env.training.exploit import check_start, exploit, model_file, run_name
 
     make(args.agent, rules, game=spec.name)  # an agent made for other rules says so now
+    if args.start is not None:  # the start model loaded now: a bad one writes nothing
+        try:
+            check_start(args.start, backend)
+            model_file(args.start, rules, spec.name)
+        except ValueError as exc:
+            raise _UsageError(f"--start: {exc}") from None
+    _checked(check_folder, output_dir, "--output-dir")
+    _checked(check_folder, os.path.join(output_dir, run_name(args.agent)), "--output-dir")
     minutes = DEFAULT_EXPLOIT_MINUTES if args.minutes is None and args.decisions is None \
         else args.minutes
     if minutes is not None:
         budget = f"{minutes:g} minutes in all, evaluations included"
-        evaluations = f"{args.evals} evaluations and one first to time them"
+        evaluations = f"{evals} evaluations and one first to time them"
     else:
         budget = f"{args.decisions:,} decisions of learning"
-        evaluations = f"{args.evals} evaluations"
+        evaluations = f"{evals} evaluations"
     start = f" from {args.start}" if args.start else ""
     rules_name = args.rules or spec.default_rules
     unit = f"{spec.score} per {spec.unit}"
@@ -814,8 +884,14 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
 
     return _print_table("exploit", lambda: exploit(
         args.agent, rules_name, minutes=minutes, decisions=args.decisions, seed=args.seed,
-        hands=hands, evals=args.evals, output_dir=args.output_dir, start=args.start,
-        on_eval=heard, players=args.players or 0, game=spec.name, backend=args.backend))
+        hands=hands, evals=evals, output_dir=output_dir, start=args.start,
+        on_eval=heard, players=args.players or 0, game=spec.name, backend=backend))
+
+
+def _ignored(flags: list[str]) -> str:
+    """The end of a refusal of ``flags`` a command would not use."""
+    return (f"{', '.join(flags)} would be ignored: leave "
+            f"{'them' if len(flags) > 1 else 'it'} out")
 
 
 def _print_table(command: str, run: Callable[[], Any], blank: bool = True) -> int:
@@ -836,10 +912,9 @@ def _print_table(command: str, run: Callable[[], Any], blank: bool = True) -> in
 
 
 def _cmd_population(args: argparse.Namespace) -> int:
-    for option in ("iterations", "response_decisions", "response_weight", "hands"):
-        if getattr(args, option) < 1:
-            raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
-                              f"{getattr(args, option)}")
+    for option, most in (("iterations", MAX_REPEATS), ("response_decisions", MAX_DECISIONS),
+                         ("response_weight", MAX_REPEATS), ("hands", MAX_EPISODES)):
+        _bounded(f"--{option.replace('_', '-')}", getattr(args, option), 1, most)
     config = _train_config(args)
     if config.backend not in ("sb3", "jax"):
         raise _UsageError(f"hilo population trains with sb3 or jax, not backend "
@@ -848,6 +923,7 @@ def _cmd_population(args: argparse.Namespace) -> int:
     if config.backend == "jax":
         require_extra("jax", "hilo population (backend jax)")
     require_extra("train", "hilo population")
+    _checked(check_folder, config.run_dir, "the run folder")
     from hilo_env.training.population import population
 
     print(f"population {config.name}: from {args.start}, {args.iterations} agents of "
@@ -865,13 +941,20 @@ def _cmd_population(args: argparse.Namespace) -> int:
 
 
 def _cmd_strength(args: argparse.Namespace) -> int:
-    for option in ("deals", "gauntlet_deals", "lbr_deals", "response_seeds", "jobs"):
-        if getattr(args, option) < 1:
-            raise _UsageError(f"--{option.replace('_', '-')} must be at least 1, not "
-                              f"{getattr(args, option)}")
-    if args.response_decisions < 0:
-        raise _UsageError(f"--response-decisions must be 0 or more, not "
-                          f"{args.response_decisions}")
+    for option, least, most in (("deals", 1, MAX_EPISODES), ("gauntlet_deals", 1, MAX_EPISODES),
+                                ("lbr_deals", 1, MAX_EPISODES),
+                                ("response_decisions", 0, MAX_DECISIONS),
+                                ("response_seeds", 1, MAX_REPEATS), ("jobs", 1, MAX_THREADS)):
+        _bounded(f"--{option.replace('_', '-')}", getattr(args, option), least, most)
+    for name in args.table_lbr_agents:
+        try:
+            _check_agent(name)
+        except ValueError as exc:
+            raise _UsageError(f"--table-lbr-agents: {exc}") from None
+    args.output = str(_checked(check_file, args.output, "--output"))
+    args.plot = _plot_path(args.plot)
+    if args.response_decisions:
+        require_extra("train", "--response-decisions")
     from hilo_env.training.strength import Budget, build, progress, write
 
     budget = Budget(deals=args.deals, gauntlet_deals=args.gauntlet_deals,

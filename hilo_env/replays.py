@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hilo_env import games
+from hilo_env.equation_hilo.rules import short_repr
 from hilo_env.game_spec import GameSpec
 from hilo_env.game_spec import load as load_entry_point
 
@@ -79,8 +80,11 @@ class Replay:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(self.to_json(), separators=(",", ":"))
         temporary = path.with_name(path.name + ".part")
-        temporary.write_text(text + "\n", encoding="utf-8")
-        temporary.replace(path)  # never half a file under the name
+        try:
+            temporary.write_text(text + "\n", encoding="utf-8")
+            temporary.replace(path)  # never half a file under the name
+        finally:
+            temporary.unlink(missing_ok=True)  # gone once renamed; else no half file left
         return path
 
     def states(self) -> Iterator[Any]:
@@ -142,11 +146,15 @@ def load(path: str | Path) -> Replay:
     """Read and check a replay file (every action replayed); ValueError names the file and
     the field at fault."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=_object)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the replay: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a replay: JSON nested too deeply to read") from None
+    except ValueError as exc:  # a key twice
+        raise ValueError(f"{path}: {exc}") from None
     try:
         return from_json(data)
     except ValueError as exc:
@@ -157,10 +165,13 @@ def from_json(data: Any) -> Replay:
     """A replay from its JSON data, checked completely (:func:`load`)."""
     _need(isinstance(data, dict), "", "an object")
     _need(data.get("format") == FORMAT, "format", repr(FORMAT))
-    _need(data.get("version") == VERSION, "version", str(VERSION))
+    _need(_is_int(data.get("version")) and data["version"] == VERSION, "version",
+          f"the integer {VERSION}")
+    _need(isinstance(data.get("game"), str), "game",
+          f"the name of a game, one of {games.names()}")
     try:
-        spec = games.get(data.get("game"))
-    except (ValueError, TypeError) as exc:
+        spec = games.get(data["game"])
+    except ValueError as exc:
         raise ValueError(f"field 'game': {exc}") from None
     rules = data.get("rules")
     _need(isinstance(rules, dict), "rules", "an object of rule fields")
@@ -172,7 +183,8 @@ def from_json(data: Any) -> Replay:
     _need(isinstance(deals, dict) and deals.get("by") in DEAL_KINDS, "deals.by",
           f"one of {list(DEAL_KINDS)}")
     if deals["by"] == "match":
-        _need(_is_int(deals.get("seed")), "deals.seed", "an integer")
+        _need(_is_int(deals.get("seed")) and deals["seed"] >= 0, "deals.seed",
+              "an integer >= 0")
         _need(_is_int(deals.get("count")) and deals["count"] >= 1, "deals.count",
               "an integer of at least 1")
     episodes = data.get("episodes")
@@ -185,8 +197,9 @@ def from_json(data: Any) -> Replay:
         _need(isinstance(actions, list) and all(map(_is_int, actions)), f"{where}.actions",
               "a list of integer action ids")
         seats = item.get("seats", [])
-        _need(isinstance(seats, list) and all(isinstance(s, str) for s in seats),
-              f"{where}.seats", "a list of names")
+        _need(isinstance(seats, list) and all(isinstance(s, str) for s in seats)
+              and len(seats) in (0, rules.num_players), f"{where}.seats",
+              f"a list of one name per seat ({rules.num_players} players), or empty")
         seed = item.get("seed")
         if deals["by"] == "env":
             seeds = seed if isinstance(seed, list) and seed else [seed]
@@ -195,6 +208,16 @@ def from_json(data: Any) -> Replay:
         replay.episodes.append(Episode(list(actions), list(seats), seed))
     replay.final_states()
     return replay
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it names a key twice (JSON keeps the last silently)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"key {short_repr(key)} is set twice in an object (each once)")
+        data[key] = value
+    return data
 
 
 def _is_int(value: Any) -> bool:

@@ -55,6 +55,7 @@ BAD_RULE_FILES = {
     "a_list": ("- a\n- b\n", "expected a mapping"),
     "bad_yaml": ("a: [\n", "not valid YAML at line"),
     "alias_bomb": (ALIAS_BOMB, "aliases"),
+    "field_twice": ("ante: 1\nswing: true\nante: 2\n", "line 3, column 1: key 'ante' is set twice"),
     "too_big": ("# " + "x" * MAX_YAML_BYTES + "\n", "larger than 64 KiB"),
 }
 
@@ -230,6 +231,28 @@ def test_rules_bounds() -> None:
     assert len(str(info.value)) < 200
 
 
+NETWORK = Path(__file__).resolve().parent.parent / "agents" / "models" / "himilo_value_4p.npz"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not_a_zip"])
+@pytest.mark.parametrize("argv", [["tournament", "random", "jax:{}", "--hands", "2"],
+                                  ["tournament", "random", "value:{}", "--game", "himilo",
+                                   "--players", "4", "--rounds", "2"]], ids=["jax", "value"])
+def test_a_corrupt_network_file_is_one_line_naming_it(capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path, argv: list[str],
+                                                      damage: str) -> None:
+    data = NETWORK.read_bytes()
+    path = tmp_path / "net.npz"
+    path.write_bytes({"truncated": data[:len(data) // 2],
+                      "flipped": data[:200] + bytes(b ^ 0xFF for b in data[200:260]) + data[260:],
+                      "not_a_zip": b"PK\x03\x04 not a zip"}[damage])
+    if argv[2].startswith("value:"):  # the value agent reads its rules file first
+        rules = NETWORK.with_name(NETWORK.name + ".rules.yaml")
+        path.with_name(path.name + ".rules.yaml").write_bytes(rules.read_bytes())
+    line = assert_usage_error(*run(capsys, [a.format(path) for a in argv]))
+    assert f"cannot read the policy file {str(path)!r}" in line
+
+
 def test_subprocess_errors_have_no_traceback(write: Callable[[str, str], str]) -> None:
     for argv in (["demo", "--rules", write("nobet", BAD_RULE_FILES["deal_no_bet"][0])],
                  ["train", write("bomb", ALIAS_BOMB)], ["solve", "1", "2"]):
@@ -324,3 +347,129 @@ def test_demo_seats_one_agent_per_player(capsys: pytest.CaptureFixture[str],
     assert code == 0, err
     assert "heuristic vs caller vs heuristic #2 vs caller #2, 1 hand," in out
     assert "These rules seat 4 players" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# counts bounded, outputs and names checked, flags that would be ignored refused: before any
+# work
+
+
+@pytest.mark.parametrize("argv, bound", [
+    (["tournament", "random", "caller", "--hands", "1000000000000000"], "--hands must be at most"),
+    (["tournament", "random", "caller", "--game", "lohi", "--games", "10000001"],
+     "--games must be at most 10,000,000"),
+    (["play", "--hands", "10000001"], "--hands must be at most"),
+    (["gauntlet", "random", "--hands", "10000001"], "--hands must be at most"),
+    (["demo", "--hands", "10000001"], "--hands must be at most"),
+    (["exploit", "random", "--hands", "10000001"], "--hands must be at most"),
+    (["exploit", "random", "--decisions", "10000000000000"], "--decisions must be at most"),
+    (["exploit", "random", "--evals", "1000000"], "--evals must be at most"),
+    (["exploit", "random", "--minutes", "1e12"], "--minutes must be a number > 0 and at most"),
+    (["exploit", "random", "--seed", "4294967296"], "--seed must be at most 4,294,967,295"),
+    (["population", "ppo_population", "--iterations", "1000000"], "--iterations must be at most"),
+    (["population", "ppo_population", "--response-decisions", "10000000000000"],
+     "--response-decisions must be at most"),
+    (["population", "ppo_population", "--response-weight", "1000000"],
+     "--response-weight must be at most"),
+    (["population", "ppo_population", "--hands", "10000001"], "--hands must be at most"),
+    (["strength", "--deals", "10000001"], "--deals must be at most"),
+    (["strength", "--gauntlet-deals", "10000001"], "--gauntlet-deals must be at most"),
+    (["strength", "--lbr-deals", "10000001"], "--lbr-deals must be at most"),
+    (["strength", "--response-decisions", "10000000000000"],
+     "--response-decisions must be at most"),
+    (["strength", "--response-seeds", "1000000"], "--response-seeds must be at most"),
+    (["strength", "--jobs", "1000000"], "--jobs must be at most"),
+    (["train", "smoke", "--total-timesteps", "10000000000000"], "'total_timesteps'"),
+])
+def test_a_huge_count_is_refused_naming_the_bound(capsys: pytest.CaptureFixture[str],
+                                                  argv: list[str], bound: str) -> None:
+    line = assert_usage_error(*run(capsys, argv))
+    assert bound in line, line
+
+
+@pytest.fixture
+def nothing_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The long commands' work fails the test if it starts."""
+    def work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the command's work started")
+
+    from hilo_env.training import evaluate, strength
+
+    monkeypatch.setattr(strength, "build", work)
+    monkeypatch.setattr(evaluate, "tournament", work)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["strength", "--plot", "x.xyz"], "--plot cannot write a .xyz file"),
+    (["strength", "--output", "{file}/x.md"], "is a file, not a folder"),
+    (["strength", "--plot", "{folder}/"], "is a folder: give a file name"),
+    (["strength", "--output", "{folder}"], "is a folder: give a file name"),
+    (["strength", "--table-lbr-agents", "heuristic", "nosuch"],
+     "--table-lbr-agents: unknown agent 'nosuch'"),
+    (["tournament", "random", "caller", "--hands", "2", "--save-replays", "{file}/replays"],
+     "--save-replays"),
+    (["tournament", "random", "caller", "--hands", "2", "--plot", "{folder}/"],
+     "is a folder: give a file name"),
+    (["play", "--save-replay", "{folder}"], "--save-replay"),
+    (["play", "--save-replay", "{file}/match.json"], "is a file, not a folder"),
+    (["exploit", "random", "--decisions", "9", "--output-dir", "{file}"],
+     "is a file, not a folder"),
+    (["exploit", "random", "--decisions", "9", "--output-dir", ""], "--output-dir is empty"),
+])
+def test_outputs_and_names_are_checked_before_any_work(capsys: pytest.CaptureFixture[str],
+                                                       tmp_path: Path, nothing_runs: None,
+                                                       argv: list[str], message: str) -> None:
+    (tmp_path / "a_file").write_text("keep")
+    (tmp_path / "a_folder").mkdir()
+    where = {"file": tmp_path / "a_file", "folder": tmp_path / "a_folder"}
+    code, out, err = run(capsys, [a.format(**where) for a in argv])
+    assert message in assert_usage_error(code, out, err)
+    assert out == ""  # no header, no table, no prompt
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a_file", "a_folder"]
+    assert (tmp_path / "a_file").read_text() == "keep"
+
+
+def test_a_plot_without_a_file_type_is_a_png_named_as_written(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, ["tournament", "random", "caller", "--hands", "2",
+                                  "--plot", str(tmp_path / "chart")])
+    assert code == 0, err
+    assert out.splitlines()[-1] == f"plot saved to {tmp_path / 'chart.png'}"
+    assert [p.name for p in tmp_path.iterdir()] == ["chart.png"]
+
+
+@pytest.mark.parametrize("start", ["ppo:{tmp}/corrupt.zip", "ppo:{models}/lohi_ppo_2p.zip"])
+def test_a_refused_exploit_start_writes_nothing(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path, start: str) -> None:
+    (tmp_path / "corrupt.zip").write_bytes(b"PK\x03\x04 not a model")
+    run_dir = tmp_path / "runs" / "exploit_random"
+    run_dir.mkdir(parents=True)
+    (run_dir / "config.yaml").write_text("an earlier run's\n")
+    before = sorted(tmp_path.rglob("*"))
+    start = start.format(tmp=tmp_path, models=NETWORK.parent)
+    code, out, err = run(capsys, ["exploit", "random", "--start", start, "--decisions", "100",
+                                  "--output-dir", str(tmp_path / "runs")])
+    assert "--start: agent" in assert_usage_error(code, out, err)
+    assert out == ""
+    assert sorted(tmp_path.rglob("*")) == before
+    assert (run_dir / "config.yaml").read_text() == "an earlier run's\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["exploit", "random", "--method", "lbr", "--backend", "jax"],
+     "--method lbr trains nothing, so --backend would be ignored"),
+    (["exploit", "random", "--method", "lbr", "--start", "ppo", "--minutes", "3"],
+     "--start, --minutes would be ignored: leave them out"),
+    (["exploit", "random", "--method", "lbr", "--backend", "sb3", "--evals", "2",
+      "--output-dir", "x", "--decisions", "9"], "--decisions, --evals, --output-dir, --backend"),
+    (["exploit", "random", "--rules", "tiny", "--minutes", "2", "--hands", "5"],
+     "exploitability is exact (OpenSpiel): nothing is trained or played, so --minutes, "
+     "--hands would be ignored"),
+    (["gauntlet", "random", "--opponents", "caller", "random", "caller"],
+     "--opponents names 'caller' twice"),
+])
+def test_flags_the_command_would_ignore_are_refused(capsys: pytest.CaptureFixture[str],
+                                                    argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, argv)
+    assert message in assert_usage_error(code, out, err)
+    assert out == ""

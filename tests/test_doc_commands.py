@@ -125,11 +125,13 @@ def small(argv: list[str]) -> list[str]:
     unit = f"--{games.get(game).unit}s"
     if command in COUNTED and unit not in out:
         out += [unit, SMALL[unit]]
+    trains = not (command == "exploit" and "lbr" in out)  # --method lbr refuses budgets
     for option, value in zip(ADDED.get(command, [])[::2], ADDED.get(command, [])[1::2],
                              strict=True):
-        if option not in out and not (option == "--total-timesteps" and "--minutes" in out):
+        if option not in out and not (option == "--total-timesteps" and "--minutes" in out) \
+                and trains:
             out += [option, value]
-    if command == "exploit" and "--minutes" not in out and "--decisions" not in out:
+    if command == "exploit" and trains and "--minutes" not in out and "--decisions" not in out:
         out += ["--decisions", SMALL["--decisions"]]
     if command in QUIET:
         out.append("--no-progress")

@@ -79,3 +79,30 @@ def test_gauntlet_reports_each_match_and_the_best_exploit() -> None:
     assert f"best exploit: {worst}" in text and "95% CI" in text
     with pytest.raises(ValueError, match="unknown agent"):
         gauntlet("random", players=["nobody"])
+
+
+@pytest.mark.parametrize("game, players, agent", [("lohi", 3, "heuristic"),
+                                                  ("himilo", 3, "team"), ("himilo", 5, "team")])
+def test_default_opponents_that_cannot_sit_are_left_out_and_named(game: str, players: int,
+                                                                  agent: str) -> None:
+    from hilo_env import games
+    from hilo_env.training.gauntlet import default_players, seatable
+
+    rules = games.get(game).rules(None, players)
+    fit, left_out = seatable(default_players(agent, game), rules, game)
+    assert "ppo" not in fit and f"not {players}" in left_out["ppo"]
+    assert fit and set(fit) | set(left_out) == set(default_players(agent, game))
+
+
+def test_the_cli_gauntlet_seats_the_opponents_that_fit(capsys: pytest.CaptureFixture[str]) -> None:
+    from hilo_env.cli import main
+
+    assert main(["gauntlet", "heuristic", "--game", "lohi", "--players", "3", "--games", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "random" in out
+    assert "left out: ppo (agent 'ppo' of lo-hi has models for 2, 4 players, not 3)" in out
+
+
+def test_an_opponent_named_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="opponent 'caller' is named twice"):
+        gauntlet("random", hands=2, players=["caller", "random", "caller"])

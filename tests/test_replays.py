@@ -109,6 +109,14 @@ def good(tmp_path) -> dict:
     (lambda d: d["episodes"][0].update(seats=[1, 2]), r"'episodes\[0\].seats'"),
     (lambda d: d["episodes"][0]["actions"].insert(0, 199), r"'episodes\[0\].actions\[0\]'"),
     (lambda d: d["episodes"].append(d["episodes"][0]), "'episodes'"),
+    (lambda d: d.update(version=True), "'version'"),
+    (lambda d: d.update(version=1.0), "'version'"),
+    (lambda d: d.pop("game"), "'game'"),
+    (lambda d: d.update(game=5), "'game'"),
+    (lambda d: d["episodes"][0].update(seats=["person", "heuristic", "random"]),
+     r"'episodes\[0\].seats' must be a list of one name per seat \(2 players\)"),
+    (lambda d: d["episodes"][0].update(seats=["person"]), r"'episodes\[0\].seats'"),
+    (lambda d: d["deals"].update(seed=-1), "'deals.seed' must be an integer >= 0"),
 ])
 def test_a_bad_replay_is_refused_naming_the_field(tmp_path, change, field) -> None:
     data = good(tmp_path)
@@ -129,6 +137,23 @@ def test_a_file_that_is_no_replay_is_refused(tmp_path) -> None:
     data["episodes"][0]["seed"] = -1
     with pytest.raises(ValueError, match=r"'episodes\[0\].seed'"):
         load(write(tmp_path, data))
+
+
+def test_a_key_twice_or_json_nested_too_deeply_is_refused(tmp_path) -> None:
+    text = json.dumps(good(tmp_path))
+    with pytest.raises(ValueError, match=r"bad\.json: key 'game' is set twice"):
+        load(write(tmp_path, text[:-1] + ', "game": "hilo"}'))
+    with pytest.raises(ValueError, match=r"bad\.json: .*nested too deeply"):
+        load(write(tmp_path, "[" * 100_000 + "]" * 100_000))
+
+
+def test_a_replay_saved_where_it_cannot_be_leaves_no_part_file(tmp_path) -> None:
+    replay = load(write(tmp_path, good(tmp_path)))
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    with pytest.raises(OSError):
+        replay.save(folder)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_folder", "bad.json", "good.json"]
 
 
 def test_the_cli_writes_replays(tmp_path, monkeypatch, capsys) -> None:

@@ -29,12 +29,35 @@ def test_shipped_configs_are_valid() -> None:
     ("players: -1\n", "'players' = -1"),
     ("players: 9\n", "seats 2 to 8 players, not 9"),
     ("- a list\n", "expected a mapping"),
+    ("seed: 1\nseed: 2\n", "line 2, column 1: key 'seed' is set twice"),
+    ("reward_shaping: {round_reward: 1, round_reward: 2}\n", "'round_reward' is set twice"),
+    ("net_arch: [100000]\n", "'net_arch' = \\[100000\\]"),
+    ("net_arch: [8, 8, 8, 8, 8, 8, 8, 8, 8]\n", "'net_arch'"),
+    ("torch_threads: 100000\n", "'torch_threads' = 100000 .* from 1 to 256"),
+    ("lookahead_samples: 100000\n", "'lookahead_samples' = 100000 .* from 1 to 256"),
+    ("game: lohi\nbaselines: [random]\nnum_envs: 100000\n",
+     "'num_envs' = 100000 .* from 1 to 4,096"),
+    ("game: himilo\nbaselines: [random]\nnum_envs: 100000\n", "'num_envs' = 100000"),
+    ("total_timesteps: 1e15\n", "'total_timesteps' = 1000000000000000 .* 1,000,000,000,000"),
+    ("total_timesteps: 25e-1\n", "'total_timesteps' = 2.5"),
+    ("eval_hands: 100000000000\n", "'eval_hands'"),
+    ("seed: 4294967296\n", "'seed'"),
 ])
 def test_bad_config_fails_before_any_work(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
         TrainConfig.from_yaml(path)
+
+
+def test_numbers_in_exponent_form_are_read_as_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "exponents.yaml"
+    path.write_text("learning_rate: 3e-4\ntotal_timesteps: 2e6\nent_coef: 1E-2\n"
+                    "clip_range: +2.5e-1\n")
+    config = TrainConfig.from_yaml(path)
+    assert config.learning_rate == 3e-4 and config.ent_coef == 0.01
+    assert config.clip_range == 0.25
+    assert config.total_timesteps == 2_000_000 and isinstance(config.total_timesteps, int)
 
 
 def test_cli_rejects_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -1,9 +1,11 @@
 """The training run's settings: one dataclass, one docstring per field, read from YAML.
 
 Every field is checked before any work starts, so a typo fails in a second, not an hour in:
-types (a bool is not an integer), ranges, finiteness (``.inf`` and ``.nan`` are refused). A
-config file is read with the rule files' bounds (``rules.read_yaml_mapping``: at most 64 KiB,
-no YAML aliases), and its errors name the file and the field.
+types (a bool is not an integer), ranges with an upper bound as well as a lower one (the
+``MAX_*`` constants), finiteness (``.inf`` and ``.nan`` are refused). A config file is read
+with the rule files' bounds (``rules.read_yaml_mapping``: at most 64 KiB, no YAML aliases, no
+field twice; ``3e-4`` is a number, and a whole one such as ``2e6`` fills an integer field),
+and its errors name the file and the field.
 """
 
 from __future__ import annotations
@@ -25,6 +27,36 @@ ALGORITHMS = ("ppo", "value")
 """What ``hilo train`` learns (the config's ``algorithm``)."""
 UPDATE_PRECISIONS = ("float32", "bfloat16")
 """The config's ``update_precision``: of PPO's gradient steps in the overlapped loop."""
+MAX_DECISIONS = 10**12
+"""The most decisions a budget counts (``total_timesteps``, the ``*_every`` fields, ``hilo
+exploit --decisions``...): past any run's length, refused before a counter or an array is
+sized by it."""
+MAX_EPISODES = 10_000_000
+"""The most episodes (or duplicate deals) one evaluation or match plays (``eval_hands``, the
+command line's ``--hands``): each keeps a row of results per seat in memory."""
+MAX_NUM_ENVS = 1 << 20
+"""The most games simulated at once (``num_envs``) on Equation Hi-Lo's batch simulator and
+the JAX backend (``jax_gpu`` plays 65,536)."""
+MAX_AEC_NUM_ENVS = 4096
+"""The most games at once (``num_envs``) of a game played on its AEC env (lo-hi, Hi MiLo!),
+each a Python object of its own (the shipped configs play 64)."""
+MAX_ROLLOUT = 1 << 22
+"""The most decisions in one rollout (``n_steps * num_envs``) and one minibatch
+(``batch_size``): the rollout's observations are held in memory at once."""
+MAX_LAYERS, MAX_LAYER_SIZE = 8, 8192
+"""``net_arch``: at most 8 hidden layers of at most 8,192 units (the shipped ones: 2 of 256)."""
+MAX_THREADS = 256
+"""The most threads or worker processes a field asks for (``torch_threads``,
+``update_threads``, ``collectors``, ``num_env_runners``, ``num_learners``)."""
+MAX_REPEATS = 1_000
+"""The most passes or copies a field asks for (``n_epochs``, ``imitate_epochs``,
+``max_snapshots``)."""
+MAX_LOOKAHEAD_SAMPLES = 256
+"""The most guesses of the later players' cards per legal card (``lookahead_samples``): each
+decision costs that many after-states per card."""
+MAX_SEED = 2**32 - 1
+"""The largest ``seed``: Stable-Baselines3 seeds NumPy's global generator, which takes 32
+bits."""
 
 
 @dataclass(frozen=True)
@@ -173,25 +205,34 @@ class TrainConfig:
                      getattr(self, name), "a non-empty text")
         _require("/" not in self.name and self.name not in (".", ".."), "name", self.name,
                  "a run name without '/' (a folder under output_dir)")
-        for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs",
-                     "eval_hands", "torch_threads", "update_threads", "imitate_decisions",
-                     "imitate_epochs", "iteration_decisions", "lookahead_samples"):
-            _require(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name,
-                     getattr(self, name), "an integer >= 1")
+        max_envs = MAX_NUM_ENVS if self.game == games.DEFAULT else MAX_AEC_NUM_ENVS
+        for name, most in (("total_timesteps", MAX_DECISIONS), ("num_envs", max_envs),
+                           ("n_steps", MAX_ROLLOUT), ("batch_size", MAX_ROLLOUT),
+                           ("n_epochs", MAX_REPEATS), ("eval_hands", MAX_EPISODES),
+                           ("torch_threads", MAX_THREADS), ("update_threads", MAX_THREADS),
+                           ("imitate_decisions", MAX_DECISIONS),
+                           ("imitate_epochs", MAX_REPEATS),
+                           ("iteration_decisions", MAX_DECISIONS),
+                           ("lookahead_samples", MAX_LOOKAHEAD_SAMPLES)):
+            _require_int(self, name, 1, most)
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
         _require(self.algorithm in ALGORITHMS, "algorithm", self.algorithm,
                  f"one of {list(ALGORITHMS)}")
         if self.algorithm == "value":
             _require(self.game == "himilo", "algorithm", self.algorithm,
                      f"'ppo' for game {self.game!r} (the value agent plays Hi MiLo!)")
-        for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
-                     "seed", "num_env_runners", "num_learners", "collectors", "players"):
-            _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
-                     getattr(self, name), "an integer >= 0")
+        for name, most in (("snapshot_every", MAX_DECISIONS), ("max_snapshots", MAX_REPEATS),
+                           ("eval_every", MAX_DECISIONS), ("checkpoint_every", MAX_DECISIONS),
+                           ("seed", MAX_SEED), ("num_env_runners", MAX_THREADS),
+                           ("num_learners", MAX_THREADS), ("collectors", MAX_THREADS)):
+            _require_int(self, name, 0, most)
+        _require(_is_int(self.players) and self.players >= 0, "players", self.players,
+                 "an integer >= 0 (0: the rules' own)")  # the game's range: rule_set() below
         # MaskablePPO asserts both; checked here so a run never starts only to fail in SB3
         _require(self.batch_size >= 2, "batch_size", self.batch_size, "an integer >= 2")
-        _require(self.n_steps * self.num_envs >= 2, "n_steps", self.n_steps,
-                 "at least 2 decisions per rollout (n_steps * num_envs >= 2)")
+        _require(2 <= self.n_steps * self.num_envs <= MAX_ROLLOUT, "n_steps", self.n_steps,
+                 f"2 to {MAX_ROLLOUT:,} decisions per rollout (n_steps * num_envs = "
+                 f"{self.n_steps * self.num_envs:,})")
         _require(self.update_precision in UPDATE_PRECISIONS, "update_precision",
                  self.update_precision, f"one of {list(UPDATE_PRECISIONS)}")
         _require(self.update_precision == "float32" or self.collectors > 0, "update_precision",
@@ -216,9 +257,11 @@ class TrainConfig:
             _require(_is_number(value) and 0 <= value <= 1, name, value, "a number in [0, 1]")
         _require(_is_number(self.ent_coef) and self.ent_coef >= 0, "ent_coef", self.ent_coef,
                  "a finite number >= 0")
-        _require(isinstance(self.net_arch, list) and bool(self.net_arch)
-                 and all(_is_int(h) and h >= 1 for h in self.net_arch), "net_arch",
-                 self.net_arch, "a non-empty list of layer sizes, such as [256, 256]")
+        _require(isinstance(self.net_arch, list) and 1 <= len(self.net_arch) <= MAX_LAYERS
+                 and all(_is_int(h) and 1 <= h <= MAX_LAYER_SIZE for h in self.net_arch),
+                 "net_arch", self.net_arch,
+                 f"a list of 1 to {MAX_LAYERS} layer sizes of 1 to {MAX_LAYER_SIZE:,}, such as "
+                 "[256, 256]")
         _require(isinstance(self.baselines, list) and bool(self.baselines)
                  and all(isinstance(b, str) for b in self.baselines), "baselines",
                  self.baselines,
@@ -286,7 +329,8 @@ class TrainConfig:
         """Read a config; unknown or ill-typed fields raise ValueError naming the file and
         the field (``overrides``, from the command line, are checked the same way)."""
         path = config_path(path)
-        data = read_yaml_mapping(path, "config fields")
+        data = {name: _whole(value) if name in _INTEGER_FIELDS else value
+                for name, value in read_yaml_mapping(path, "config fields").items()}
         data.update(overrides)
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(short_text(k) for k in set(data) - known)
@@ -326,8 +370,27 @@ def bundled_configs() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
 
 
+_INTEGER_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig) if f.type == "int")
+"""The config's integer fields, which a file may write as ``2e6`` (:func:`_whole`)."""
+
+
+def _whole(value: Any) -> Any:
+    """A whole float read from a file (``2e6``, ``64.0``) as the integer it is; anything else
+    as it is, for the field's own check."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _require_int(config: TrainConfig, name: str, least: int, most: int) -> None:
+    """A ValueError naming the field unless it is an integer in ``least..most``."""
+    value = getattr(config, name)
+    _require(_is_int(value) and least <= value <= most, name, value,
+             f"an integer from {least} to {most:,}")
 
 
 def _is_number(x: Any) -> bool:

@@ -49,6 +49,9 @@ class GauntletResult:
     seconds: float
     spec: GameSpec = field(default_factory=games.get)
     """The game played."""
+    left_out: dict[str, str] = field(default_factory=dict)
+    """Default opponents that cannot sit at these rules (no model for the table size, an
+    extra not installed...), each with the reason."""
 
     def score(self, player: str) -> tuple[float, float]:
         """The agent's mean reward per episode against ``player`` (in a cooperative game the
@@ -93,6 +96,7 @@ class GauntletResult:
                           f"{spec.score} per {spec.unit}; {best} {verdict}"]
         lines.append(f"{sum(m.episodes for m in self.matches.values()):,} {spec.unit}s in "
                      f"{self.seconds:.1f}s")
+        lines += [f"left out: {name} ({reason})" for name, reason in self.left_out.items()]
         return "\n".join(lines)
 
 
@@ -105,25 +109,50 @@ def default_players(agent: str, game: str | None = None) -> list[str]:
     return [nm for nm in spec.agent_factories() if nm != agent]
 
 
+def seatable(names: Sequence[str], rules: Any, game: str | None = None,
+             allow_other_rules: bool = False) -> tuple[list[str], dict[str, str]]:
+    """Those of ``names`` that can be made for ``rules``, and why each other cannot (its
+    error: a model for other table sizes, an extra not installed...)."""
+    fit, left_out = [], {}
+    for name in names:
+        try:
+            agents.make(name, rules, seed=0, game=game, allow_other_rules=allow_other_rules)
+        except (ValueError, ImportError, OSError) as exc:
+            left_out[name] = " ".join(str(exc).split())
+        else:
+            fit.append(name)
+    return fit, left_out
+
+
 def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int = 0,
              players: Sequence[str] | None = None,
              on_match: Callable[[str, TableResult], None] | None = None,
              rules_name: str | None = None, *, game: str | None = None,
              allow_other_rules: bool = False, **unit: int) -> GauntletResult:
     """Play ``agent`` (a registered name of ``game``, default Equation Hi-Lo) against each of
-    ``players`` (None: :func:`default_players`): ``count`` episodes each (or by the unit's
+    ``players`` (None: those of :func:`default_players` that can sit at ``rules``, the others
+    listed in the result's ``left_out``): ``count`` episodes each (or by the unit's
     name: ``hands=``, ``games=``, ``rounds=``; rounded up to whole duplicate deals), the same
     deals in every match. ``on_match`` is called after each match; ``rules_name`` names the
     rules in the table (default: the preset or path given, or ``custom``);
     ``allow_other_rules``: trained agents play rules other than their own (:mod:`agents.ppo`)."""
     spec = games.get(game)
     count = unit_count(spec, count, DEFAULT_COUNT, **unit)
-    players = default_players(agent, spec.name) if players is None else list(players)
-    if not players:
-        raise ValueError(f"{spec.title} has no other agent to play {agent!r} against")
-    for name in (agent, *players):
+    agents.check(agent, spec.name)
+    for name in players or ():
         agents.check(name, spec.name)
+    if players is not None and len(set(players)) < len(players):
+        twice = next(nm for i, nm in enumerate(players) if nm in players[:i])
+        raise ValueError(f"opponent {twice!r} is named twice: each plays one match")
     rules_name, rules, n, deals = match_setup(spec, rules, count, rules_name)
+    left_out: dict[str, str] = {}
+    if players is None:
+        players, left_out = seatable(default_players(agent, spec.name), rules, spec.name,
+                                     allow_other_rules)
+    players = list(players)
+    if not players:
+        raise ValueError(f"{spec.title} has no other agent to play {agent!r} against at these "
+                         "rules" + "".join(f"; {nm}: {why}" for nm, why in left_out.items()))
     start = time.perf_counter()
     seated = {name: (agents.make(agent, rules, seed=seed * 1000, game=spec.name,
                                  allow_other_rules=allow_other_rules),
@@ -137,4 +166,5 @@ def gauntlet(agent: str, rules: Any = None, count: int | None = None, seed: int 
         if on_match is not None:
             on_match(name, matches[name])
     return GauntletResult(agent=agent, rules_name=rules_name, rules=rules, seed=seed,
-                          matches=matches, seconds=time.perf_counter() - start, spec=spec)
+                          matches=matches, seconds=time.perf_counter() - start, spec=spec,
+                          left_out=left_out)

@@ -8,12 +8,14 @@ the default), ``classic`` and ``duel``. Start from a preset and override any fie
 
 YAML files (rule files here, training configs in ``training.config``) are read by
 :func:`read_yaml_mapping`, which refuses files over ``MAX_YAML_BYTES`` and YAML aliases, so a
-small hostile file cannot cost seconds or gigabytes; every error names the file and the field.
+small hostile file cannot cost seconds or gigabytes, and a key set twice; every error names the
+file and the field.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,9 +234,12 @@ def short_text(text: str) -> str:
     return text if len(text) <= MAX_REPR else text[:MAX_REPR - 3] + "..."
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """YAML's safe loader without aliases (``*name``): a few bytes of nested aliases can
-    expand to gigabytes (the "billion laughs"), and no rule file or config needs them."""
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader made strict where PyYAML is loose: no aliases (``*name``: a few bytes
+    of nested aliases can expand to gigabytes, the "billion laughs", and no rule file or
+    config needs them); no key twice in a mapping (PyYAML keeps the last silently, so a
+    field set twice would take the value further down); and ``3e-4``, ``2e6`` read as numbers,
+    as YAML 1.2 reads them (YAML 1.1, PyYAML's, wants a dot: ``3.0e-4``) rather than text."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -242,6 +247,26 @@ class _NoAliasLoader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed",
                                               event.start_mark)
         return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                twice = key in seen
+            except TypeError:  # an unhashable key: SafeLoader's own check refuses it
+                continue
+            if twice:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {short_repr(key)} is set twice (each field once)",
+                    key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"))
 
 
 def read_yaml_mapping(path: str | Path, what: str) -> dict[str, Any]:
@@ -257,7 +282,7 @@ def read_yaml_mapping(path: str | Path, what: str) -> dict[str, Any]:
     if len(raw) > MAX_YAML_BYTES:
         raise ValueError(f"{path}: larger than {MAX_YAML_BYTES // 1024} KiB; not read")
     try:
-        data = yaml.load(raw.decode("utf-8"), Loader=_NoAliasLoader)  # safe: a SafeLoader
+        data = yaml.load(raw.decode("utf-8"), Loader=_StrictLoader)  # safe: a SafeLoader
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not UTF-8 text") from None
     except yaml.MarkedYAMLError as exc:
