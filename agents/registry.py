@@ -55,6 +55,9 @@ AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 PPO_PREFIX = "ppo:"
 RLLIB_PREFIX = "rllib:"
 JAX_PREFIX = "jax:"
+MODEL_PREFIXES = {PPO_PREFIX: "sb3/ppo", RLLIB_PREFIX: "rllib/ppo", JAX_PREFIX: "jax/ppo"}
+"""The saved models played by prefix, each with the trainer that saves them: a game takes
+those its spec's ``trainers`` has."""
 MODELS = Path(__file__).resolve().parent / "models"
 SHIPPED_PPO = MODELS / "ppo_population.zip"
 """The trained policy behind the name ``ppo`` at two players."""
@@ -122,13 +125,11 @@ def _table(game: str | None) -> dict[str, AgentFactory]:
 
 
 def _prefixes(game: str | None) -> list[str]:
-    """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models of every game, RLlib
-    policies and JAX-trained networks of Equation Hi-Lo only, and the game's own
-    (``spec.model_agents``)."""
+    """The ``PREFIX:PATH`` agents a game takes: the models of its trainers (MaskablePPO,
+    RLlib, JAX: the spec's ``trainers``) and its own kinds (``spec.model_agents``)."""
     spec = games.get(game)
-    own = [f"{prefix}:" for prefix, _ in spec.model_agents]
-    return [PPO_PREFIX, RLLIB_PREFIX, JAX_PREFIX, *own] if spec.name == games.DEFAULT \
-        else [PPO_PREFIX, *own]
+    trained = [prefix for prefix, trainer in MODEL_PREFIXES.items() if spec.can(trainer)]
+    return [*trained, *(f"{prefix}:" for prefix, _ in spec.model_agents)]
 
 
 def _model_agent(name: str, game: str | None) -> tuple[str, str] | None:
@@ -196,9 +197,8 @@ def check(name: str, game: str | None = None) -> None:
         if not Path(own[0]).is_file():
             raise ValueError(f"agent {name!r}: no model file {own[0]!r}")
         return
-    of_game = "" if spec.name == games.DEFAULT else f" (the {spec.title} agents)"
     raise ValueError(f"unknown agent {short_repr(name)}; choose from "
-                     f"{', '.join(names(game))}{of_game}")
+                     f"{', '.join(names(game))} (the {spec.title} agents)")
 
 
 def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = None,

@@ -768,8 +768,10 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
         raise _UsageError(f"--minutes must be a number > 0, not {args.minutes}")
     _check_agent(args.agent, spec.name)
     if args.method == "lbr":
-        if spec.name != games.DEFAULT:
-            raise _UsageError(f"--method lbr plays Equation Hi-Lo, not {spec.title}")
+        try:
+            spec.require("lbr")
+        except ValueError as exc:
+            raise _UsageError(f"--method lbr: {exc}") from None
         from hilo_env.training.lbr import describe, lbr_match
 
         try:
@@ -778,7 +780,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             raise _UsageError(str(exc)) from None
         print(describe(result))
         return EXIT_OK
-    if spec.name == games.DEFAULT and _exact_solvable(rules):
+    if spec.can("openspiel") and _exact_solvable(rules):
         return _exact_exploit(args, rules)
     require_extra("train", "hilo exploit")
     if args.backend == "jax":

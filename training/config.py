@@ -181,9 +181,12 @@ class TrainConfig:
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
         _require(self.algorithm in ALGORITHMS, "algorithm", self.algorithm,
                  f"one of {list(ALGORITHMS)}")
-        if self.algorithm == "value":
-            _require(self.game == "himilo", "algorithm", self.algorithm,
-                     f"'ppo' for game {self.game!r} (the value agent plays Hi MiLo!)")
+        spec = games.get(self.game)
+        _require(f"{self.backend}/{self.algorithm}" in spec.trainers,
+                 "backend" if any(t.endswith(f"/{self.algorithm}") for t in spec.trainers)
+                 else "algorithm", f"{self.backend}/{self.algorithm}",
+                 f"a trainer of game {self.game!r} (backend/algorithm): "
+                 f"{', '.join(spec.trainers)}")
         for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
                      "seed", "num_env_runners", "num_learners", "collectors", "players"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
@@ -196,12 +199,8 @@ class TrainConfig:
                  self.update_precision, f"one of {list(UPDATE_PRECISIONS)}")
         _require(self.update_precision == "float32" or self.collectors > 0, "update_precision",
                  self.update_precision, "float32 unless collectors >= 1 (the overlapped loop)")
-        if self.game != games.DEFAULT:
-            _require(self.backend == "sb3", "backend", self.backend,
-                     f"'sb3' for game {self.game!r} (RLlib trains Equation Hi-Lo only)")
-            _require(self.collectors == 0, "collectors", self.collectors,
-                     f"0 for game {self.game!r} (collectors play Equation Hi-Lo's batch "
-                     "simulator)")
+        _require(self.collectors == 0 or spec.can("numpy"), "collectors", self.collectors,
+                 f"0 for game {self.game!r} (collectors play a NumPy batch simulator)")
         if self.collectors:
             _require(self.backend == "sb3", "collectors", self.collectors,
                      "0 with backend 'rllib' (its env runners are its collectors)")

@@ -350,8 +350,7 @@ def make_learner(config: TrainConfig, rules: Any, env: EquationHiLo) -> tuple[
 def check_config(config: TrainConfig) -> EquationHiLo:
     """The JAX backend of the config's rules; ValueError if the trainer cannot train it
     (another game, rules the backend refuses, a baseline without a jitted form)."""
-    if config.game != games.DEFAULT:
-        raise ValueError(f"backend 'jax' trains Equation Hi-Lo, not game {config.game!r}")
+    games.get(config.game).require("jax/ppo")
     for field in ("collectors", "imitate"):
         if getattr(config, field):
             raise ValueError(f"config field {field!r} is not supported with backend 'jax'")

@@ -213,7 +213,7 @@ def learner_env(rules: Any, num_envs: int, opponents: list[Agent], seed: int,
     ``selfplay_share`` of the games have the learner in every seat (the first ones, where
     snapshots are dealt, keep the pool as partners)."""
     spec = games.get(game)
-    if spec.name == games.DEFAULT and batch_simulated(rules):
+    if spec.can("numpy") and batch_simulated(rules):
         return HiLoVectorEnv(rules, num_envs, opponents=opponents, seed=seed)
     every = round(num_envs * selfplay_share) if spec.cooperative else 0
     seats = ["alternate"] * (num_envs - every) + ["every"] * every

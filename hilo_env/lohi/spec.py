@@ -21,4 +21,5 @@ SPEC = GameSpec(
     score="reward",
     reward_fields=("round_reward",),
     observation_layout="hilo_env.lohi.observation:layout",
+    trainers=("sb3/ppo",),
 )
