@@ -145,23 +145,41 @@ def names(game: str | None = None) -> list[str]:
     return [*_table(game), *(f"{p}PATH" for p in _prefixes(game))]
 
 
+_added: set[tuple[str, str]] = set()
+"""``(game, name)`` of the agents added with :func:`register`."""
+
+
 def register(name: str, factory: AgentFactory, game: str | None = None) -> None:
-    """Add an agent of ``game`` under ``name``: ``factory(rules, seed)`` must return an
-    :class:`Agent`."""
-    if not name or ":" in name:
-        raise ValueError(f"agent name {name!r} must be non-empty and contain no ':'")
-    _table(game)[name] = factory
+    """Add an agent of ``game`` under a new ``name``: ``factory(rules, seed)`` returns an
+    :class:`Agent` (:func:`make` checks it does)."""
+    if not isinstance(name, str) or not name or ":" in name:
+        raise ValueError(f"agent name {short_repr(name)} must be a non-empty text without ':'")
+    if not callable(factory):
+        raise ValueError(f"agent {name!r}: the factory is a callable factory(rules, seed), "
+                         f"not {short_repr(factory)}")
+    spec, table = games.get(game), _table(game)
+    if name in table:
+        raise ValueError(f"agent {name!r} of {spec.title} exists; unregister it first")
+    table[name] = factory
+    _added.add((spec.name, name))
 
 
 def unregister(name: str, game: str | None = None) -> None:
-    """Remove an agent added with :func:`register` (tests clean up with it)."""
-    _table(game).pop(name, None)
+    """Remove an agent added with :func:`register` (tests clean up with it); a built-in agent
+    stays, with a ValueError."""
+    spec, table = games.get(game), _table(game)
+    if name in table and (spec.name, name) not in _added:
+        raise ValueError(f"agent {name!r} of {spec.title} is built in; unregister removes only "
+                         "agents added with register")
+    table.pop(name, None)
+    _added.discard((spec.name, name))
 
 
 def needs_extra(name: str, game: str | None = None) -> str | None:
     """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
     sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work
     starts."""
+    check_name(name, game)
     if name.startswith(RLLIB_PREFIX):
         return "rllib"
     table = _table(game)
@@ -171,13 +189,18 @@ def needs_extra(name: str, game: str | None = None) -> str | None:
     return None
 
 
+def check_name(name: Any, game: str | None = None) -> None:
+    """ValueError naming ``game``'s choices unless ``name`` is text."""
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name is text, not {short_repr(name)}; choose from "
+                         f"{', '.join(names(game))}")
+
+
 def check(name: str, game: str | None = None) -> None:
     """Raise ValueError (naming the choices) unless ``name`` names an agent of ``game``;
     loads nothing."""
     spec = games.get(game)
-    if not isinstance(name, str):
-        raise ValueError(f"an agent name is text, not {short_repr(name)}; choose from "
-                         f"{', '.join(names(game))}")
+    check_name(name, game)
     if name in _table(game):
         return
     prefixes = _prefixes(game)
@@ -231,5 +254,8 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
     factory = _table(game)[name]
     agent = factory(rules, seed, allow_other_rules=True) \
         if allow_other_rules and getattr(factory, "trained", False) else factory(rules, seed)
+    if not isinstance(agent, Agent):
+        raise ValueError(f"agent {name!r}: its factory returned {short_repr(agent)}, not an "
+                         "Agent")
     agent.name = name
     return agent

@@ -24,9 +24,9 @@ BACKENDS = {
 }
 """What a game may run on (a spec's ``backends``), each as an error names it."""
 TOOLS = {
-    "openspiel": "OpenSpiel game (exact exploitability, CFR)",
-    "lbr": "local best response (hilo exploit --method lbr)",
-    "records": "deal records in the evaluator (record=: each deal's cards, the house's take)",
+    "openspiel": "OpenSpiel game",
+    "lbr": "local best response",
+    "records": "deal records (the evaluator's record=)",
 }
 """The tools a game may offer (a spec's ``tools``)."""
 TRAINERS = {

@@ -186,7 +186,7 @@ class TrainConfig:
                  "backend" if any(t.endswith(f"/{self.algorithm}") for t in spec.trainers)
                  else "algorithm", f"{self.backend}/{self.algorithm}",
                  f"a trainer of game {self.game!r} (backend/algorithm): "
-                 f"{', '.join(spec.trainers)}")
+                 f"{', '.join(spec.trainers) or 'it has none'}")
         for name in ("snapshot_every", "max_snapshots", "eval_every", "checkpoint_every",
                      "seed", "num_env_runners", "num_learners", "collectors", "players"):
             _require(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name,
