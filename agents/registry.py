@@ -45,19 +45,19 @@ from typing import Any
 
 from hilo_env import games
 from hilo_env.agents import gauntlet
-from hilo_env.agents.base import Agent
+from hilo_env.agents.base import JAX_PREFIX, PPO_PREFIX, RLLIB_PREFIX, Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
 from hilo_env.agents.cfr_tiny import CFRTinyAgent
 from hilo_env.equation_hilo.rules import RuleSet, short_repr
 from hilo_env.game_spec import load
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
-PPO_PREFIX = "ppo:"
-RLLIB_PREFIX = "rllib:"
-JAX_PREFIX = "jax:"
 MODEL_PREFIXES = {PPO_PREFIX: "sb3/ppo", RLLIB_PREFIX: "rllib/ppo", JAX_PREFIX: "jax/ppo"}
 """The saved models played by prefix, each with the trainer that saves them: a game takes
 those its spec's ``trainers`` has."""
+RLLIB_AGENT = "hilo_env.agents.rllib:RLlibAgent"
+"""Entry point of the ``rllib:PATH`` agent, named rather than imported: that module makes its
+fixed modules' agents with :func:`make`, so the registry stays below it."""
 MODELS = Path(__file__).resolve().parent / "models"
 SHIPPED_PPO = MODELS / "ppo_population.zip"
 """The trained policy behind the name ``ppo`` at two players."""
@@ -246,11 +246,9 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
 
         return JaxPolicyAgent(rules, name[len(JAX_PREFIX):], seed=seed,
                               game=games.get(game).name, allow_other_rules=allow_other_rules)
-    if name.startswith(RLLIB_PREFIX):
-        from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
-
-        return RLlibAgent(rules, name[len(RLLIB_PREFIX):], seed=seed,
-                          allow_other_rules=allow_other_rules)
+    if name.startswith(RLLIB_PREFIX):  # ray and torch load only now
+        return load(RLLIB_AGENT)(rules, name[len(RLLIB_PREFIX):], seed=seed,
+                                 allow_other_rules=allow_other_rules)
     factory = _table(game)[name]
     agent = factory(rules, seed, allow_other_rules=True) \
         if allow_other_rules and getattr(factory, "trained", False) else factory(rules, seed)

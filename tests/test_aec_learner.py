@@ -139,7 +139,8 @@ def test_hilo_train_runs_on_tiny(tmp_path: Path) -> None:
     from hilo_env.agents.ppo import PPOAgent
     from hilo_env.cli import main
     from hilo_env.training.config import TrainConfig
-    from hilo_env.training.selfplay import batch_simulated, make_learner
+    from hilo_env.training.learner_games import batch_simulated
+    from hilo_env.training.selfplay import make_learner
 
     assert batch_simulated(RuleSet.preset("standard")) and not batch_simulated(TINY)
     config = tmp_path / "tiny_smoke.yaml"
