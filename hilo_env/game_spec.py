@@ -143,6 +143,18 @@ class GameSpec:
                              f"one), not only {self.backends!r}")
 
     @property
+    def pettingzoo_name(self) -> str:
+        """The PettingZoo env's name (its ``metadata["name"]``) and module under ``hilo_env``,
+        an alias of :attr:`name`: ``hilo_v0`` (``from hilo_env import hilo_v0``)."""
+        return f"{self.name}_v0"
+
+    @property
+    def openspiel_name(self) -> str:
+        """The short name ``pyspiel.load_game`` takes, an alias of :attr:`name` for a game
+        with the ``openspiel`` tool: ``python_hilo``."""
+        return f"python_{self.name}"
+
+    @property
     def capabilities(self) -> tuple[str, ...]:
         """Everything the game can do: its backends, tools and trainers."""
         return (*self.backends, *self.tools, *self.trainers)

@@ -5,6 +5,7 @@ registers, with no edit anywhere else."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import io
 import math
 import sys
@@ -17,6 +18,7 @@ from hilo_env import agents, games
 from hilo_env.agents import registry as agent_registry
 from hilo_env.cli import EXIT_OK, EXIT_USAGE, main
 from hilo_env.envs.pettingzoo_wrappers import wrap
+from hilo_env.game_spec import load
 from hilo_env.training.evaluate import play_table, tournament, unit_count
 from hilo_env.training.gauntlet import gauntlet
 from hilo_env.training.lockstep import play_episodes
@@ -291,3 +293,19 @@ def test_the_agent_registry_takes_only_what_it_can_make(toy: str) -> None:
     finally:
         agent_registry.unregister("nobody", game=toy)
     assert "nobody" not in agents.names(toy) and agents.make("random", game=toy)
+
+
+def test_each_games_other_names_are_derived_from_its_id() -> None:
+    """One id a game (``--game``, ``game:``); its PettingZoo module and env name and its
+    OpenSpiel short name are aliases built from it."""
+    for name in games.names():
+        spec = games.get(name)
+        module = importlib.import_module(f"hilo_env.{spec.pettingzoo_name}")
+        assert module.raw_env is load(spec.env) and module.raw_env.metadata["name"] == \
+            f"{name}_v0"
+    assert games.get("hilo").openspiel_name == "python_hilo"
+    pyspiel = pytest.importorskip("pyspiel")
+    from hilo_env.envs import openspiel_game
+
+    assert pyspiel.load_game(games.get("hilo").openspiel_name).get_type().short_name == \
+        openspiel_game.SHORT_NAME

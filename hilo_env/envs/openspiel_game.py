@@ -64,8 +64,9 @@ from hilo_env.equation_hilo.rules import (
     RuleSet,
     short_repr,
 )
+from hilo_env.equation_hilo.spec import SPEC
 
-SHORT_NAME = "python_hilo"
+SHORT_NAME = SPEC.openspiel_name
 PRESET_PARAM = "preset"
 """The game parameter naming the preset the other parameters override."""
 LIST_FIELDS = ("deal", "deck_values")
