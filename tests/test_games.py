@@ -78,6 +78,13 @@ def test_toy_through_the_evaluator_and_the_gauntlet(toy: str) -> None:
     assert mean - ci > 0 and "best exploit: random" in result.table()
 
 
+def test_toy_gauntlet_from_the_command_line(toy: str, capsys, monkeypatch) -> None:
+    code, out, err = run(capsys, monkeypatch, ["gauntlet", "keeper", "--game", toy, "--games",
+                                               "20"])
+    assert code == EXIT_OK, err
+    assert "Gauntlet against keeper" in out and "random" in out and "nan" not in out
+
+
 def test_lockstep_plays_each_episode_as_alone(toy: str) -> None:
     """Episodes batched in lanes give the returns they give one at a time, and any AEC env
     (here under PettingZoo's wrappers, masks read through ``observe``) gives the same."""

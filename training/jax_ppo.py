@@ -127,7 +127,7 @@ def start_params(config: TrainConfig, rules: Any, env: EquationHiLo, key: jax.Ar
     if not config.init_model:
         return fresh
     prefix = JAX_PREFIX if config.init_model.endswith(".npz") else "ppo:"
-    start = jax_league.model_params(prefix + config.init_model, rules, games.DEFAULT)
+    start = jax_league.model_params(prefix + config.init_model, rules, config.game)
     shapes = jax.tree_util.tree_map(np.shape, start)
     if shapes != jax.tree_util.tree_map(np.shape, fresh):
         raise ValueError(f"init_model {config.init_model!r} does not fit net_arch "
