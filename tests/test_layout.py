@@ -159,9 +159,10 @@ def test_importing_an_env_imports_no_torch() -> None:
 
 
 GAME_NAME_COMPARISON = re.compile(
-    r"""(==|!=|\bis|\bin)\s*(games\.DEFAULT\b|["'](NAMES)["'])"""
+    r"""(==|!=|\bis|\bin|\bcase)\s*[([{]?\s*(games\.DEFAULT\b|["'](NAMES)["'])"""
     r"""|(games\.DEFAULT\b|["'](NAMES)["'])\s*(==|!=|\bis\b)""")
-"""A comparison with the default game or a game's name (NAMES: every registered game's)."""
+"""A comparison with the default game or a game's name (NAMES: every registered game's):
+``==``, ``!=``, ``is``, membership in a literal, a ``case``."""
 
 
 def game_name_comparisons(text: str, names: list[str]) -> list[str]:
@@ -172,10 +173,11 @@ def game_name_comparisons(text: str, names: list[str]) -> list[str]:
 
 def test_game_name_comparisons_are_found() -> None:
     names = ["hilo", "lohi"]
-    found = game_name_comparisons('if spec.name == games.DEFAULT:\nx = game != "lohi"\n'
-                                  "if 'hilo' == g or g in ('lohi',): pass\n"
-                                  'game = "lohi"\nspec = games.get(games.DEFAULT)\n', names)
-    assert len(found) == 2 + 1 and "spec = games.get" not in " ".join(found)
+    compared = ['if spec.name == games.DEFAULT:', 'x = game != "lohi"', "if 'hilo' == g: pass",
+                "ok = g in ('lohi', 'hilo')", 'case "hilo":', "if games.DEFAULT is name:"]
+    named = ['game = "lohi"', "spec = games.get(games.DEFAULT)", 'make("x", game="hilo")',
+             'if spec.can("jax"):']
+    assert game_name_comparisons("\n".join(compared + named), names) == compared
 
 
 def test_no_tool_asks_for_a_game_by_name() -> None:
