@@ -26,6 +26,13 @@ from typing import Any
 
 import numpy as np
 
+PPO_PREFIX = "ppo:"
+"""``ppo:PATH``: a saved MaskablePPO model (:mod:`agents.ppo`)."""
+RLLIB_PREFIX = "rllib:"
+"""``rllib:PATH``: an RLlib policy folder or checkpoint (:mod:`agents.rllib`)."""
+JAX_PREFIX = "jax:"
+"""``jax:PATH``: a network saved by the JAX trainer (:mod:`agents.jax_policy`)."""
+
 
 class NoProbabilities(NotImplementedError):
     """Raised by an agent that cannot say the distribution it plays (stochastic, without an

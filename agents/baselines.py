@@ -24,6 +24,7 @@ from hilo_env.agents.table_view import (
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.sampling import sample_legal
 
 _DISCARD_ACTIONS = (A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY)
 _RECENT = 4096
@@ -70,35 +71,6 @@ class RandomAgent(Agent):
         exploitability, ``envs.openspiel_policy``)."""
         legal = np.asarray(action_mask, dtype=bool)
         return legal / legal.sum()
-
-
-def sample_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(B,) one uniformly random legal action per mask row (every row needs one).
-
-    Rejection sampling over the whole row first (most betting rows are mostly legal), then an
-    exact draw among the listed legal actions of the rows left (few legal actions each).
-    """
-    m = np.asarray(masks)
-    m = m.view(bool) if m.dtype in (np.int8, np.uint8) else m.astype(bool)
-    b, width = m.shape
-    flat = m.reshape(-1)
-    out = rng.integers(0, width, b)
-    left = (~flat.take(np.arange(b) * width + out)).nonzero()[0]
-    for _ in range(2):
-        if not left.size:
-            return out
-        pick = rng.integers(0, width, left.size)
-        ok = flat.take(left * width + pick)
-        out[left[ok]] = pick[ok]
-        left = left[~ok]
-    if left.size:
-        legal = m.take(left, axis=0).reshape(-1).nonzero()[0]  # row * width + action
-        count = np.bincount(legal // width, minlength=left.size)
-        if (count == 0).any():
-            raise ValueError(f"mask row {int(left[np.argmax(count == 0)])} has no legal action")
-        start = np.cumsum(count) - count
-        out[left] = legal[start + (rng.random(left.size) * count).astype(np.int64)] % width
-    return out
 
 
 class CallerAgent(TableReader):

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from hilo_env.agents.base import JAX_PREFIX
 from hilo_env.agents.ppo import PPOAgent, save_model
-from hilo_env.agents.registry import JAX_PREFIX
 
 HEADS = ("policy", "value")
 MASKED = -1e8

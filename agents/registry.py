@@ -45,16 +45,19 @@ from typing import Any
 
 from hilo_env import games
 from hilo_env.agents import gauntlet
-from hilo_env.agents.base import Agent
+from hilo_env.agents.base import JAX_PREFIX, PPO_PREFIX, RLLIB_PREFIX, Agent
 from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, RandomAgent
 from hilo_env.agents.cfr_tiny import CFRTinyAgent
 from hilo_env.equation_hilo.rules import RuleSet, short_repr
 from hilo_env.game_spec import load
 
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
-PPO_PREFIX = "ppo:"
-RLLIB_PREFIX = "rllib:"
-JAX_PREFIX = "jax:"
+MODEL_PREFIXES = {PPO_PREFIX: "sb3/ppo", RLLIB_PREFIX: "rllib/ppo", JAX_PREFIX: "jax/ppo"}
+"""The saved models played by prefix, each with the trainer that saves them: a game takes
+those its spec's ``trainers`` has."""
+RLLIB_AGENT = "hilo_env.agents.rllib:RLlibAgent"
+"""Entry point of the ``rllib:PATH`` agent, named rather than imported: that module makes its
+fixed modules' agents with :func:`make`, so the registry stays below it."""
 MODELS = Path(__file__).resolve().parent / "models"
 SHIPPED_PPO = MODELS / "ppo_population.zip"
 """The trained policy behind the name ``ppo`` at two players."""
@@ -122,13 +125,11 @@ def _table(game: str | None) -> dict[str, AgentFactory]:
 
 
 def _prefixes(game: str | None) -> list[str]:
-    """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models of every game, RLlib
-    policies and JAX-trained networks of Equation Hi-Lo only, and the game's own
-    (``spec.model_agents``)."""
+    """The ``PREFIX:PATH`` agents a game takes: the models of its trainers (MaskablePPO,
+    RLlib, JAX: the spec's ``trainers``) and its own kinds (``spec.model_agents``)."""
     spec = games.get(game)
-    own = [f"{prefix}:" for prefix, _ in spec.model_agents]
-    return [PPO_PREFIX, RLLIB_PREFIX, JAX_PREFIX, *own] if spec.name == games.DEFAULT \
-        else [PPO_PREFIX, *own]
+    trained = [prefix for prefix, trainer in MODEL_PREFIXES.items() if spec.can(trainer)]
+    return [*trained, *(f"{prefix}:" for prefix, _ in spec.model_agents)]
 
 
 def _model_agent(name: str, game: str | None) -> tuple[str, str] | None:
@@ -144,23 +145,41 @@ def names(game: str | None = None) -> list[str]:
     return [*_table(game), *(f"{p}PATH" for p in _prefixes(game))]
 
 
+_added: set[tuple[str, str]] = set()
+"""``(game, name)`` of the agents added with :func:`register`."""
+
+
 def register(name: str, factory: AgentFactory, game: str | None = None) -> None:
-    """Add an agent of ``game`` under ``name``: ``factory(rules, seed)`` must return an
-    :class:`Agent`."""
-    if not name or ":" in name:
-        raise ValueError(f"agent name {name!r} must be non-empty and contain no ':'")
-    _table(game)[name] = factory
+    """Add an agent of ``game`` under a new ``name``: ``factory(rules, seed)`` returns an
+    :class:`Agent` (:func:`make` checks it does)."""
+    if not isinstance(name, str) or not name or ":" in name:
+        raise ValueError(f"agent name {short_repr(name)} must be a non-empty text without ':'")
+    if not callable(factory):
+        raise ValueError(f"agent {name!r}: the factory is a callable factory(rules, seed), "
+                         f"not {short_repr(factory)}")
+    spec, table = games.get(game), _table(game)
+    if name in table:
+        raise ValueError(f"agent {name!r} of {spec.title} exists; unregister it first")
+    table[name] = factory
+    _added.add((spec.name, name))
 
 
 def unregister(name: str, game: str | None = None) -> None:
-    """Remove an agent added with :func:`register` (tests clean up with it)."""
-    _table(game).pop(name, None)
+    """Remove an agent added with :func:`register` (tests clean up with it); a built-in agent
+    stays, with a ValueError."""
+    spec, table = games.get(game), _table(game)
+    if name in table and (spec.name, name) not in _added:
+        raise ValueError(f"agent {name!r} of {spec.title} is built in; unregister removes only "
+                         "agents added with register")
+    table.pop(name, None)
+    _added.discard((spec.name, name))
 
 
 def needs_extra(name: str, game: str | None = None) -> str | None:
     """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
     sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work
     starts."""
+    check_name(name, game)
     if name.startswith(RLLIB_PREFIX):
         return "rllib"
     table = _table(game)
@@ -170,13 +189,18 @@ def needs_extra(name: str, game: str | None = None) -> str | None:
     return None
 
 
+def check_name(name: Any, game: str | None = None) -> None:
+    """ValueError naming ``game``'s choices unless ``name`` is text."""
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name is text, not {short_repr(name)}; choose from "
+                         f"{', '.join(names(game))}")
+
+
 def check(name: str, game: str | None = None) -> None:
     """Raise ValueError (naming the choices) unless ``name`` names an agent of ``game``;
     loads nothing."""
     spec = games.get(game)
-    if not isinstance(name, str):
-        raise ValueError(f"an agent name is text, not {short_repr(name)}; choose from "
-                         f"{', '.join(names(game))}")
+    check_name(name, game)
     if name in _table(game):
         return
     prefixes = _prefixes(game)
@@ -196,9 +220,8 @@ def check(name: str, game: str | None = None) -> None:
         if not Path(own[0]).is_file():
             raise ValueError(f"agent {name!r}: no model file {own[0]!r}")
         return
-    of_game = "" if spec.name == games.DEFAULT else f" (the {spec.title} agents)"
     raise ValueError(f"unknown agent {short_repr(name)}; choose from "
-                     f"{', '.join(names(game))}{of_game}")
+                     f"{', '.join(names(game))} (the {spec.title} agents)")
 
 
 def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = None,
@@ -223,13 +246,14 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
 
         return JaxPolicyAgent(rules, name[len(JAX_PREFIX):], seed=seed,
                               game=games.get(game).name, allow_other_rules=allow_other_rules)
-    if name.startswith(RLLIB_PREFIX):
-        from hilo_env.agents.rllib import RLlibAgent  # ray and torch load only now
-
-        return RLlibAgent(rules, name[len(RLLIB_PREFIX):], seed=seed,
-                          allow_other_rules=allow_other_rules)
+    if name.startswith(RLLIB_PREFIX):  # ray and torch load only now
+        return load(RLLIB_AGENT)(rules, name[len(RLLIB_PREFIX):], seed=seed,
+                                 allow_other_rules=allow_other_rules)
     factory = _table(game)[name]
     agent = factory(rules, seed, allow_other_rules=True) \
         if allow_other_rules and getattr(factory, "trained", False) else factory(rules, seed)
+    if not isinstance(agent, Agent):
+        raise ValueError(f"agent {name!r}: its factory returned {short_repr(agent)}, not an "
+                         "Agent")
     agent.name = name
     return agent

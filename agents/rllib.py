@@ -37,9 +37,8 @@ from hilo_env.agents.ppo import trained_rules_note
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.observation import observation_size
 from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.rllib_obs import MASK_KEY, OBS_KEY
 
-OBS_KEY, MASK_KEY = "observations", "action_mask"
-"""The observation dict's keys, as RLlib's action-masking modules read them."""
 SHARED = "shared"
 """The module id of the policy that every seat shares and that learns."""
 RULES_FILE = "rules.yaml"

@@ -30,7 +30,7 @@ from hilo_env.agents.base import Agent
 from hilo_env.agents.baselines import HeuristicAgent, sample_legal
 from hilo_env.agents.equity import Estimator
 from hilo_env.equation_hilo.rules import RuleSet
-from hilo_env.vector import VectorGame
+from hilo_env.equation_hilo.vector import VectorGame
 
 AgentFactory = Callable[[RuleSet, int], Agent]
 SETTINGS = (("standard", 2), ("standard", 6))

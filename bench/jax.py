@@ -56,7 +56,7 @@ from hilo_env.envs import jax_learner  # noqa: E402
 from hilo_env.envs.jax_learner import JaxLearnerEnv  # noqa: E402
 from hilo_env.equation_hilo import jax_backend, jax_chance, solver  # noqa: E402
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, random_policy  # noqa: E402
-from hilo_env.vector import VectorGame  # noqa: E402
+from hilo_env.equation_hilo.vector import VectorGame  # noqa: E402
 
 BATCHES = (1024, 4096, 16384, 65536)
 COLUMNS = ("numpy", "jax", "learner", "pgx")

@@ -1,4 +1,4 @@
-"""Throughput of the batched simulator (``hilo_env.vector``), random legal play.
+"""Throughput of the batched simulator (``hilo_env.equation_hilo.vector``), random legal play.
 
 Agent steps per second (decisions of a live player) at batch sizes 1, 256, 4,096, 8,192, 16,384
 against the AEC env (``hilo_env.env()``, one game in Python) and pgx's ``leduc_holdem`` on the
@@ -36,8 +36,9 @@ from aec import steps_per_second  # bench/aec.py: the AEC loop, the same for eve
 
 import hilo_env
 from hilo_env.agents import RandomAgent, sample_legal
+from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo import solver
-from hilo_env.vector import HiLoVectorEnv, VectorGame
+from hilo_env.equation_hilo.vector import VectorGame
 
 BATCHES = (1, 256, 4096, 8192, 16384)  # 8,192: pgx's batch in PEERS.md
 REPEATS = 5

@@ -820,8 +820,10 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
                                          ("--output-dir", args.output_dir),
                                          ("--backend", args.backend)) if value is not None]
     if args.method == "lbr":
-        if spec.name != games.DEFAULT:
-            raise _UsageError(f"--method lbr plays Equation Hi-Lo, not {spec.title}")
+        try:
+            spec.require("lbr")
+        except ValueError as exc:
+            raise _UsageError(f"--method lbr: {exc}") from None
         if training:
             raise _UsageError(f"--method lbr trains nothing, so {_ignored(training)}")
         from hilo_env.training.lbr import describe, lbr_match
@@ -832,7 +834,7 @@ def _cmd_exploit(args: argparse.Namespace) -> int:
             raise _UsageError(str(exc)) from None
         print(describe(result))
         return EXIT_OK
-    if spec.name == games.DEFAULT and _exact_solvable(rules):
+    if spec.can("exact") and _exact_solvable(rules):
         ignored = training + ([f"--{spec.unit}s"] if args.count is not None else [])
         if ignored:
             raise _UsageError(f"on the {args.rules} rules the exploitability is exact "

@@ -17,6 +17,29 @@ from typing import Any
 
 UNITS = ("hand", "game", "round")
 """What one deal of a match counts: ``--hands``, ``--games`` or ``--rounds`` on the CLI."""
+BACKENDS = {
+    "engine": "scalar engine and PettingZoo env",
+    "numpy": "NumPy batch simulator",
+    "jax": "JAX backend",
+}
+"""What a game may run on (a spec's ``backends``), each as an error names it."""
+TOOLS = {
+    "openspiel": "OpenSpiel game",
+    "exact": "exact exploitability through OpenSpiel (small rules)",
+    "lbr": "local best response",
+    "records": "deal records (the evaluator's record=)",
+}
+"""The tools a game may offer (a spec's ``tools``)."""
+TRAINERS = {
+    "sb3/ppo": "MaskablePPO trainer (backend sb3, algorithm ppo)",
+    "rllib/ppo": "RLlib PPO trainer (backend rllib, algorithm ppo)",
+    "jax/ppo": "JAX PPO trainer (backend jax, algorithm ppo)",
+    "sb3/value": "value-network trainer (backend sb3, algorithm value)",
+}
+"""The trainers a game may have (a spec's ``trainers``), ``backend/algorithm`` as a training
+config names them."""
+CAPABILITIES = {**BACKENDS, **TOOLS, **TRAINERS}
+"""Every capability :meth:`GameSpec.require` knows, with the words an error uses."""
 
 
 def load(entry_point: str) -> Any:
@@ -77,14 +100,79 @@ class GameSpec:
     """Entry point of ``layout(rules) -> {slice name: slice}``, the observation vector's
     named slices: a trained model records the slices it reads and reads them out of a later,
     larger observation (``agents.ppo``). Empty: a model reads the whole vector as it is."""
+    backends: tuple[str, ...] = ("engine",)
+    """What the game runs on (keys of :data:`BACKENDS`); every game has an engine."""
+    tools: tuple[str, ...] = ()
+    """The tools that serve the game (keys of :data:`TOOLS`)."""
+    trainers: tuple[str, ...] = ()
+    """How ``hilo train`` trains it, ``backend/algorithm`` (keys of :data:`TRAINERS`)."""
+    gauntlet: str = ""
+    """Entry point of the agent names ``hilo gauntlet`` sends against an agent when none are
+    named, in order; empty: every other agent of the game."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"a game's name is a word of letters, digits and '_' (it is typed "
+                             f"as --game), not {self.name!r}")
+        for field in ("title", "env", "agents", "terminal", "baseline"):
+            if not isinstance(getattr(self, field), str) or not getattr(self, field):
+                raise ValueError(f"game {self.name!r}: {field} is a non-empty text, not "
+                                 f"{getattr(self, field)!r}")
+        if not (isinstance(self.presets, tuple) and self.presets
+                and all(isinstance(p, str) and p for p in self.presets)):
+            raise ValueError(f"game {self.name!r}: presets is a non-empty tuple of names, the "
+                             f"default first, not {self.presets!r}")
+        for field in ("min_players", "max_players"):
+            if type(getattr(self, field)) is not int:
+                raise ValueError(f"game {self.name!r}: {field} is an integer, not "
+                                 f"{getattr(self, field)!r}")
         if self.unit not in UNITS:
             raise ValueError(f"game {self.name!r}: unit is one of {list(UNITS)}, not "
                              f"{self.unit!r}")
         if not 1 <= self.min_players <= self.max_players:
             raise ValueError(f"game {self.name!r}: players {self.min_players}.."
                              f"{self.max_players} is no range")
+        for field, known in (("backends", BACKENDS), ("tools", TOOLS),
+                             ("trainers", TRAINERS)):
+            value = getattr(self, field)
+            if not (isinstance(value, tuple) and all(isinstance(v, str) for v in value)
+                    and set(value) <= set(known)):
+                raise ValueError(f"game {self.name!r}: {field} is a tuple of names from "
+                                 f"{list(known)}, not {value!r}")
+        if "engine" not in self.backends:
+            raise ValueError(f"game {self.name!r}: backends names 'engine' (every game has "
+                             f"one), not only {self.backends!r}")
+
+    @property
+    def pettingzoo_name(self) -> str:
+        """The PettingZoo env's name (its ``metadata["name"]``) and module under ``hilo_env``,
+        an alias of :attr:`name`: ``hilo_v0`` (``from hilo_env import hilo_v0``)."""
+        return f"{self.name}_v0"
+
+    @property
+    def openspiel_name(self) -> str:
+        """The short name ``pyspiel.load_game`` takes, an alias of :attr:`name` for a game
+        with the ``openspiel`` tool: ``python_hilo``."""
+        return f"python_{self.name}"
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """Everything the game can do: its backends, tools and trainers."""
+        return (*self.backends, *self.tools, *self.trainers)
+
+    def can(self, capability: str) -> bool:
+        """Whether the game has ``capability`` (a key of :data:`CAPABILITIES`)."""
+        if capability not in CAPABILITIES:
+            raise ValueError(f"unknown capability {capability!r}; choose from "
+                             f"{list(CAPABILITIES)}")
+        return capability in self.capabilities
+
+    def require(self, capability: str) -> None:
+        """ValueError naming the game and the capability unless the game has it."""
+        if not self.can(capability):
+            raise ValueError(f"{self.title} (game {self.name!r}) has no "
+                             f"{CAPABILITIES[capability]} ({capability!r}); it has: "
+                             f"{', '.join(self.capabilities)}")
 
     @property
     def default_rules(self) -> str:

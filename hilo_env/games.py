@@ -23,6 +23,7 @@ DEFAULT = "hilo"
 """The game a tool plays when none is named: Equation Hi-Lo."""
 
 _registered: dict[str, GameSpec] = {}
+_built_in: set[str] = set()
 
 
 def _load_all() -> dict[str, GameSpec]:
@@ -30,6 +31,7 @@ def _load_all() -> dict[str, GameSpec]:
         for entry in GAME_SPECS:
             spec = load(entry)
             _registered.setdefault(spec.name, spec)
+        _built_in.update(_registered)
     return _registered
 
 
@@ -48,12 +50,20 @@ def get(name: str | None = None) -> GameSpec:
 
 
 def register(spec: GameSpec) -> None:
-    """Add a game (or replace one of the same name) for this process."""
+    """Add a game for this process (or replace one added before); a built-in game's name is
+    refused."""
     if not isinstance(spec, GameSpec):
         raise ValueError(f"register takes a GameSpec, not {type(spec).__name__}")
-    _load_all()[spec.name] = spec
+    found = _load_all()
+    if spec.name in _built_in:
+        raise ValueError(f"game {spec.name!r} is built in; register a game under a new name")
+    found[spec.name] = spec
 
 
 def unregister(name: str) -> None:
-    """Remove a game registered at run time (tests clean up with it)."""
-    _load_all().pop(name, None)
+    """Remove a game registered at run time (tests clean up with it); a built-in game stays,
+    with a ValueError."""
+    if _load_all() and name in _built_in:
+        raise ValueError(f"game {name!r} is built in; unregister removes only games added "
+                         "with register")
+    _registered.pop(name, None)

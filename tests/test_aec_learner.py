@@ -139,7 +139,8 @@ def test_hilo_train_runs_on_tiny(tmp_path: Path) -> None:
     from hilo_env.agents.ppo import PPOAgent
     from hilo_env.cli import main
     from hilo_env.training.config import TrainConfig
-    from hilo_env.training.selfplay import batch_simulated, make_learner
+    from hilo_env.training.learner_games import batch_simulated
+    from hilo_env.training.selfplay import make_learner
 
     assert batch_simulated(RuleSet.preset("standard")) and not batch_simulated(TINY)
     config = tmp_path / "tiny_smoke.yaml"
@@ -161,3 +162,17 @@ def test_hilo_train_runs_on_tiny(tmp_path: Path) -> None:
         assert probs.sum() == pytest.approx(1.0) and probs[~legal].sum() < 1e-6
         if deterministic:
             assert probs[agent.act(obs, info["action_mask"])] == 1.0
+
+
+def test_the_envs_default_opponent_plays_as_the_random_agent() -> None:
+    """The envs' own random opponent (they import no agent) draws what ``random`` draws from
+    the same seed, one decision or a batch at a time."""
+    from hilo_env.envs.vector_env import RandomOpponent
+
+    rng = np.random.default_rng(0)
+    masks = (rng.random((50, 12)) < 0.4).astype(np.int8)
+    masks[:, 3] = 1
+    own, agent = RandomOpponent(7), agents.make("random", seed=7)
+    assert np.array_equal(own.act_batch(None, masks), agent.act_batch(None, masks))
+    assert [own.act(None, m) for m in masks] == [agent.act(None, m) for m in masks]
+    assert not own.observes and not agent.observes

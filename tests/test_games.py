@@ -4,6 +4,8 @@ registers, with no edit anywhere else."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import io
 import math
 import sys
@@ -13,8 +15,10 @@ import numpy as np
 import pytest
 
 from hilo_env import agents, games
+from hilo_env.agents import registry as agent_registry
 from hilo_env.cli import EXIT_OK, EXIT_USAGE, main
 from hilo_env.envs.pettingzoo_wrappers import wrap
+from hilo_env.game_spec import load
 from hilo_env.training.evaluate import play_table, tournament, unit_count
 from hilo_env.training.gauntlet import gauntlet
 from hilo_env.training.lockstep import play_episodes
@@ -72,6 +76,13 @@ def test_toy_through_the_evaluator_and_the_gauntlet(toy: str) -> None:
     assert list(result.matches) == ["random"]
     mean, ci = result.score("random")
     assert mean - ci > 0 and "best exploit: random" in result.table()
+
+
+def test_toy_gauntlet_from_the_command_line(toy: str, capsys, monkeypatch) -> None:
+    code, out, err = run(capsys, monkeypatch, ["gauntlet", "keeper", "--game", toy, "--games",
+                                               "20"])
+    assert code == EXIT_OK, err
+    assert "Gauntlet against keeper" in out and "random" in out and "nan" not in out
 
 
 def test_lockstep_plays_each_episode_as_alone(toy: str) -> None:
@@ -199,3 +210,109 @@ def test_gauntlet_plays_the_games_other_agents(capsys, monkeypatch) -> None:
     assert "Gauntlet against team" in out and "weakest partnership: team among random" in out
     result = gauntlet("heuristic", "single_round", games=20, game="lohi", players=["random"])
     assert math.isfinite(result.score("random")[0]) and "reward per game" in result.table()
+
+
+# ---------------------------------------------------------------------------------------------
+# what a game can do: its spec says, and a tool it lacks refuses it in one line
+
+
+def test_a_tool_the_toy_lacks_refuses_it_in_one_line(toy: str, capsys, monkeypatch,
+                                                     tmp_path) -> None:
+    code, out, err = run(capsys, monkeypatch, ["exploit", "keeper", "--game", toy, "--method",
+                                               "lbr"])
+    assert code == EXIT_USAGE and out == "" and err.count("\n") == 1
+    assert "--method lbr: Swap (game 'toy') has no local best response ('lbr')" in err
+    config = tmp_path / "toy.yaml"
+    config.write_text(f"game: {toy}\nbaselines: [keeper]\n")
+    code, out, err = run(capsys, monkeypatch, ["train", str(config)])
+    assert code == EXIT_USAGE and err.count("\n") == 1
+    assert "'sb3/ppo' is not allowed: a trainer of game 'toy' (backend/algorithm): it has " \
+        "none" in err
+    with pytest.raises(ValueError, match=r"Swap \(game 'toy'\) has no deal records"):
+        play_table([agents.make("keeper", TOY.rules(), game=toy)] * 2, TOY.rules(), deals=1,
+                   game=toy, record=True)
+    assert agents.names(toy) == ["random", "keeper"]  # no trainer: no saved models by prefix
+
+
+def test_each_game_says_what_it_can_do() -> None:
+    hilo, lohi, himilo = (games.get(g) for g in ("hilo", "lohi", "himilo"))
+    assert hilo.can("jax") and hilo.can("numpy") and hilo.can("lbr") and hilo.can("rllib/ppo")
+    assert not lohi.can("jax") and not himilo.can("numpy") and himilo.can("sb3/value")
+    assert TOY.capabilities == ("engine",)
+    with pytest.raises(ValueError, match=r"lo-hi \(game 'lohi'\) has no JAX backend \('jax'\)"):
+        lohi.require("jax")
+    with pytest.raises(ValueError, match="unknown capability 'cuda'"):
+        hilo.can("cuda")
+    assert "jax:PATH" in agents.names("hilo") and "jax:PATH" not in agents.names("lohi")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"name": 5}, "a game's name is a word"),
+    ({"name": ""}, "a game's name is a word"),
+    ({"name": "two words"}, "a game's name is a word"),
+    ({"title": ""}, "title is a non-empty text"),
+    ({"presets": ()}, "presets is a non-empty tuple"),
+    ({"presets": "standard"}, "presets is a non-empty tuple"),
+    ({"min_players": 1.5}, "min_players is an integer"),
+    ({"min_players": True}, "min_players is an integer"),
+    ({"max_players": 1}, "is no range"),
+    ({"backends": ("numpy",)}, "backends names 'engine'"),
+    ({"tools": ("chess",)}, "tools is a tuple of names from"),
+    ({"trainers": "sb3/ppo"}, "trainers is a tuple of names from"),
+])
+def test_a_spec_refuses_what_no_tool_can_use(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(TOY, **change)
+
+
+def test_an_unknown_game_of_any_type_is_a_value_error() -> None:
+    for name in (5, ["hilo"], "nope"):
+        with pytest.raises(ValueError, match="unknown game"):
+            games.get(name)
+
+
+def test_a_built_in_game_stays(toy: str) -> None:
+    with pytest.raises(ValueError, match="game 'hilo' is built in"):
+        games.unregister("hilo")
+    with pytest.raises(ValueError, match="game 'lohi' is built in"):
+        games.register(dataclasses.replace(TOY, name="lohi"))
+    assert games.names()[:3] == ["hilo", "lohi", "himilo"] and games.get("lohi").title == "lo-hi"
+    games.register(dataclasses.replace(TOY, title="Swap again"))  # a run-time game is replaced
+    assert games.get(toy).title == "Swap again"
+
+
+def test_the_agent_registry_takes_only_what_it_can_make(toy: str) -> None:
+    with pytest.raises(ValueError, match="the factory is a callable"):
+        agents.register("lazy", "keeper", game=toy)
+    with pytest.raises(ValueError, match="agent 'random' of Swap exists"):
+        agents.register("random", lambda rules, seed: None, game=toy)
+    with pytest.raises(ValueError, match="agent 'random' of Equation Hi-Lo is built in"):
+        agent_registry.unregister("random")
+    with pytest.raises(ValueError, match="an agent name is text, not None"):
+        agent_registry.needs_extra(None)
+    with pytest.raises(ValueError, match="must be a non-empty text"):
+        agents.register(None, lambda rules, seed: None, game=toy)
+    agents.register("nobody", lambda rules, seed: None, game=toy)
+    try:
+        with pytest.raises(ValueError, match="agent 'nobody': its factory returned None, not "
+                                             "an Agent"):
+            agents.make("nobody", game=toy)
+    finally:
+        agent_registry.unregister("nobody", game=toy)
+    assert "nobody" not in agents.names(toy) and agents.make("random", game=toy)
+
+
+def test_each_games_other_names_are_derived_from_its_id() -> None:
+    """One id a game (``--game``, ``game:``); its PettingZoo module and env name and its
+    OpenSpiel short name are aliases built from it."""
+    for name in games.names():
+        spec = games.get(name)
+        module = importlib.import_module(f"hilo_env.{spec.pettingzoo_name}")
+        assert module.raw_env is load(spec.env) and module.raw_env.metadata["name"] == \
+            f"{name}_v0"
+    assert games.get("hilo").openspiel_name == "python_hilo"
+    pyspiel = pytest.importorskip("pyspiel")
+    from hilo_env.envs import openspiel_game
+
+    assert pyspiel.load_game(games.get("hilo").openspiel_name).get_type().short_name == \
+        openspiel_game.SHORT_NAME

@@ -16,7 +16,7 @@ from hilo_env.agents.baselines import CallerAgent, HeuristicAgent, sample_legal
 from hilo_env.agents.gauntlet import factory
 from hilo_env.agents.table_view import read_observation, read_observations
 from hilo_env.equation_hilo.rules import RuleSet
-from hilo_env.vector import VectorGame
+from hilo_env.equation_hilo.vector import VectorGame
 
 CASES = [("standard", 2), ("standard", 6), ("classic", 2), ("classic", 4), ("duel", 2)]
 

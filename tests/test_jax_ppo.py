@@ -230,7 +230,7 @@ def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path, coi
     config = tmp_path / "lohi.yaml"
     config.write_text("game: lohi\nbackend: jax\nbaselines: [random]\n")
     assert main(["train", str(config)]) == EXIT_USAGE
-    assert "'sb3' for game 'lohi'" in capsys.readouterr().err
+    assert "a trainer of game 'lohi' (backend/algorithm): sb3/ppo" in capsys.readouterr().err
 
 
 def test_a_league_run_takes_snapshots_checkpoints_and_logs(tmp_path):

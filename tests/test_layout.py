@@ -1,10 +1,14 @@
-"""The layout holds: data flows one way, no module imports another's underscored name, and a
-wheel installs nothing generic at the top of site-packages (docs/architecture.md)."""
+"""The layout holds: data flows one way (the envs and the agents beside each other, neither
+importing the other), no two modules import each other even through a chain, no module
+imports another's underscored name, no tool outside a game's folder and the registry asks
+for a game by its name, and a wheel installs nothing generic at the top of site-packages
+(docs/architecture.md)."""
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +27,11 @@ GAMES = tuple(sorted(d.name for d in (ROOT / "hilo_env").iterdir()
                      if (d / "engine.py").is_file()))
 """The game folders: each holds a game's engine."""
 ABOVE_THE_AGENTS = ("hilo_env.envs", "hilo_env.training", "hilo_env.cli")
+ABOVE_THE_ENVS = ("hilo_env.agents", "hilo_env.training", "hilo_env.cli")
+"""What the envs may not import: they take opponents through a protocol of their own."""
+ENV_TOOLS = ("hilo_env.envs.openspiel_policy",)
+"""Modules under envs/ that are tools over agents rather than envs (exact exploitability of
+an agent by name, the ``cfr_tiny`` model's writer): they may import the agents."""
 JAX_BACKEND = ("hilo_env.equation_hilo.jax_backend", "hilo_env.equation_hilo.jax_batching",
                "hilo_env.equation_hilo.jax_chance")
 """The game-folder modules that may import jax (and nothing else of RL_LIBRARIES)."""
@@ -71,8 +80,120 @@ def test_imports_flow_one_way(name: str) -> None:
                                                                                     module)
         if name.startswith("hilo_env.agents"):
             assert not any(i.startswith(ABOVE_THE_AGENTS) for i in imported), (name, module)
+        if name.startswith("hilo_env.envs") and name not in ENV_TOOLS:
+            assert not any(i.startswith(ABOVE_THE_ENVS) for i in imported), (name, module)
         if name != "hilo_env.cli":
             assert module != "hilo_env.cli", name
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module's imports of the package's modules: every import statement of the file,
+    inside functions and ``TYPE_CHECKING`` blocks too."""
+    found = modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in found.items():
+        graph[name] = set()
+        for module, names in imports(path):
+            for imported in [f"{module}.{n}" for n in names] or [module]:
+                target = imported if imported in found else module
+                if target in found and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_cycles_are_found() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_modules_import_each_other() -> None:
+    """Not even lazily, behind ``TYPE_CHECKING`` or through a chain of modules."""
+    assert cycles(import_graph()) == []
+
+
+ENVS_WITH_TORCH = {"hilo_env.envs.sb3": "stable_baselines3",
+                   "hilo_env.envs.rllib_env": "ray.rllib"}
+"""The env modules whose own library imports torch."""
+
+
+def test_importing_an_env_imports_no_torch() -> None:
+    envs = [n for n in modules() if n.startswith(("hilo_env.envs", "hilo_env.hilo_v0",
+                                                 "hilo_env.lohi_v0", "hilo_env.himilo_v0"))
+            and n not in ENVS_WITH_TORCH]
+    assert "hilo_env.envs.vector_env" in envs and "hilo_env.envs.aec_learner" in envs
+    check = (f"import sys; import {', '.join(envs)}; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch')[:1])")
+    out = subprocess.run([sys.executable, "-c", check], text=True, capture_output=True,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+GAME_NAME_COMPARISON = re.compile(
+    r"""(==|!=|\bis|\bin|\bcase)\s*[([{]?\s*(games\.DEFAULT\b|["'](NAMES)["'])"""
+    r"""|(games\.DEFAULT\b|["'](NAMES)["'])\s*(==|!=|\bis\b)""")
+"""A comparison with the default game or a game's name (NAMES: every registered game's):
+``==``, ``!=``, ``is``, membership in a literal, a ``case``."""
+
+
+def game_name_comparisons(text: str, names: list[str]) -> list[str]:
+    """The lines of ``text`` that compare with the default game or one of ``names``."""
+    pattern = re.compile(GAME_NAME_COMPARISON.pattern.replace("NAMES", "|".join(names)))
+    return [line.strip() for line in text.splitlines() if pattern.search(line)]
+
+
+def test_game_name_comparisons_are_found() -> None:
+    names = ["hilo", "lohi"]
+    compared = ['if spec.name == games.DEFAULT:', 'x = game != "lohi"', "if 'hilo' == g: pass",
+                "ok = g in ('lohi', 'hilo')", 'case "hilo":', "if games.DEFAULT is name:"]
+    named = ['game = "lohi"', "spec = games.get(games.DEFAULT)", 'make("x", game="hilo")',
+             'if spec.can("jax"):']
+    assert game_name_comparisons("\n".join(compared + named), names) == compared
+
+
+def test_no_tool_asks_for_a_game_by_name() -> None:
+    """Outside a game's folder and the registry, a tool asks the spec what a game can do
+    (``spec.can``, ``spec.require``), never whether it is a given game."""
+    from hilo_env import games
+
+    registry = {"hilo_env.games", "hilo_env.game_spec"}
+    offenders = {}
+    for name, path in modules().items():
+        game = next((g for g in GAMES if f"{name}.".startswith(f"hilo_env.{g}.")), None)
+        if game is None and name not in registry:
+            found = game_name_comparisons(path.read_text(), games.names())
+            if found:
+                offenders[name] = found
+    assert offenders == {}
 
 
 @pytest.mark.parametrize("name", sorted(modules()))

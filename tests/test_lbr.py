@@ -122,7 +122,8 @@ def test_hilo_exploit_method_lbr_prints_the_bound(capsys: pytest.CaptureFixture)
     assert main(["exploit", "caller", "--method", "lbr", "--hands", "3"]) == 0
     assert "Local best response (LBR) to caller" in capsys.readouterr().out
     assert main(["exploit", "random", "--game", "lohi", "--method", "lbr"]) != 0
-    assert "plays Equation Hi-Lo, not lo-hi" in capsys.readouterr().err
+    assert "--method lbr: lo-hi (game 'lohi') has no local best response" in \
+        capsys.readouterr().err
 
 
 class HighRaiser(Agent):

@@ -13,12 +13,13 @@ from pettingzoo.test.render_test import render_test
 
 import hilo_env
 from hilo_env.agents import sample_legal
+from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards
 from hilo_env.equation_hilo.engine import Game, replay
 from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.equation_hilo.vector import VectorGame
 from hilo_env.picture import CARD_BACK, COLOURS, height
-from hilo_env.vector import HiLoVectorEnv, VectorGame
 from tests.test_engine import HIGH20, LOW1, deal
 
 

@@ -308,7 +308,7 @@ def test_rebuild_is_deterministic():
 
 
 def test_import_does_not_build_tables():
-    code = "import hilo_env.solver as s; assert not s.tables_built(); print('ok')"
+    code = "import hilo_env.equation_hilo.solver as s; assert not s.tables_built(); print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
 

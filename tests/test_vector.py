@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from hilo_env.agents import RandomAgent, sample_legal
+from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.engine import Phase
 from hilo_env.equation_hilo.rules import RuleSet
-from hilo_env.vector import HiLoVectorEnv, VectorGame, make_sb3_vec_env
+from hilo_env.equation_hilo.vector import VectorGame
 from tests.conformance.harness import Dealer, engine_for, engine_mask
 
 # ---- bad input ------------------------------------------------------------------------------
@@ -177,6 +178,8 @@ def test_env_reward_when_an_opponent_ends_the_hand() -> None:
 def test_maskable_ppo_learns_on_it() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from hilo_env.envs.sb3 import make_sb3_vec_env
 
     venv = make_sb3_vec_env(HiLoVectorEnv("standard", num_envs=4, seed=0,
                                           opponents=[RandomAgent(RuleSet(), 1), Scripted(caller)]))

@@ -35,10 +35,10 @@ MAX_EPISODES = 10_000_000
 """The most episodes (or duplicate deals) one evaluation or match plays (``eval_hands``, the
 command line's ``--hands``): each keeps a row of results per seat in memory."""
 MAX_NUM_ENVS = 1 << 20
-"""The most games simulated at once (``num_envs``) on Equation Hi-Lo's batch simulator and
+"""The most games simulated at once (``num_envs``) on a game's NumPy batch simulator and
 the JAX backend (``jax_gpu`` plays 65,536)."""
 MAX_AEC_NUM_ENVS = 4096
-"""The most games at once (``num_envs``) of a game played on its AEC env (lo-hi, Hi MiLo!),
+"""The most games at once (``num_envs``) of a game with no batch simulator, played on its AEC env,
 each a Python object of its own (the shipped configs play 64)."""
 MAX_ROLLOUT = 1 << 22
 """The most decisions in one rollout (``n_steps * num_envs``) and one minibatch
@@ -205,7 +205,7 @@ class TrainConfig:
                      getattr(self, name), "a non-empty text")
         _require("/" not in self.name and self.name not in (".", ".."), "name", self.name,
                  "a run name without '/' (a folder under output_dir)")
-        max_envs = MAX_NUM_ENVS if self.game == games.DEFAULT else MAX_AEC_NUM_ENVS
+        max_envs = MAX_NUM_ENVS if games.get(self.game).can("numpy") else MAX_AEC_NUM_ENVS
         for name, most in (("total_timesteps", MAX_DECISIONS), ("num_envs", max_envs),
                            ("n_steps", MAX_ROLLOUT), ("batch_size", MAX_ROLLOUT),
                            ("n_epochs", MAX_REPEATS), ("eval_hands", MAX_EPISODES),
@@ -218,9 +218,12 @@ class TrainConfig:
         _require(self.backend in BACKENDS, "backend", self.backend, f"one of {list(BACKENDS)}")
         _require(self.algorithm in ALGORITHMS, "algorithm", self.algorithm,
                  f"one of {list(ALGORITHMS)}")
-        if self.algorithm == "value":
-            _require(self.game == "himilo", "algorithm", self.algorithm,
-                     f"'ppo' for game {self.game!r} (the value agent plays Hi MiLo!)")
+        spec = games.get(self.game)
+        _require(f"{self.backend}/{self.algorithm}" in spec.trainers,
+                 "backend" if any(t.endswith(f"/{self.algorithm}") for t in spec.trainers)
+                 else "algorithm", f"{self.backend}/{self.algorithm}",
+                 f"a trainer of game {self.game!r} (backend/algorithm): "
+                 f"{', '.join(spec.trainers) or 'it has none'}")
         for name, most in (("snapshot_every", MAX_DECISIONS), ("max_snapshots", MAX_REPEATS),
                            ("eval_every", MAX_DECISIONS), ("checkpoint_every", MAX_DECISIONS),
                            ("seed", MAX_SEED), ("num_env_runners", MAX_THREADS),
@@ -237,12 +240,8 @@ class TrainConfig:
                  self.update_precision, f"one of {list(UPDATE_PRECISIONS)}")
         _require(self.update_precision == "float32" or self.collectors > 0, "update_precision",
                  self.update_precision, "float32 unless collectors >= 1 (the overlapped loop)")
-        if self.game != games.DEFAULT:
-            _require(self.backend == "sb3", "backend", self.backend,
-                     f"'sb3' for game {self.game!r} (RLlib trains Equation Hi-Lo only)")
-            _require(self.collectors == 0, "collectors", self.collectors,
-                     f"0 for game {self.game!r} (collectors play Equation Hi-Lo's batch "
-                     "simulator)")
+        _require(self.collectors == 0 or spec.can("numpy"), "collectors", self.collectors,
+                 f"0 for game {self.game!r} (collectors play a NumPy batch simulator)")
         if self.collectors:
             _require(self.backend == "sb3", "collectors", self.collectors,
                      "0 with backend 'rllib' (its env runners are its collectors)")

@@ -26,6 +26,7 @@ each other's team (ad-hoc teamwork).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -183,10 +184,10 @@ def play_table(players: Sequence[Agent], rules: Any, deals: int, seed: int = 0, 
     spec = games.get(game)
     if deals < 1:
         raise ValueError(f"a table plays at least 1 deal, not {deals}")
-    if spec.name == games.DEFAULT:
+    if spec.can("records"):
         return _play_hilo_table(players, rules, deals, seed, record, on_episodes, replay)
     if record:
-        raise ValueError(f"record= keeps Equation Hi-Lo's deals, not {spec.title}'s")
+        spec.require("records")
     rules = spec.rules(rules)
     n = seat_count(spec, rules)
     if len(players) != n:
@@ -487,8 +488,8 @@ def match_setup(spec: GameSpec, rules: Any, count: int,
         rules_name = spec.default_rules if rules is None else \
             rules if isinstance(rules, str) else "custom"
     rules = spec.rules(rules)
-    if spec.name == games.DEFAULT:
-        rules = rules.replace(hands_per_episode=1)
+    if spec.match_fields:  # one deal an episode
+        rules = dataclasses.replace(rules, **dict.fromkeys(spec.match_fields, 1))
     n = seat_count(spec, rules)
     return MatchSetup(str(rules_name), rules, n, max(1, math.ceil(count / n)))
 

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hilo_env import agents, games
-from hilo_env.agents.gauntlet import GAUNTLET
-from hilo_env.game_spec import GameSpec
+from hilo_env.game_spec import GameSpec, load
 from hilo_env.training.evaluate import (
     TableResult,
     interval,
@@ -104,8 +103,8 @@ def default_players(agent: str, game: str | None = None) -> list[str]:
     """The opponents of ``agent`` when none are named: Equation Hi-Lo's gauntlet of scripted
     players, or every other agent of the game's table."""
     spec = games.get(game)
-    if spec.name == games.DEFAULT:
-        return list(GAUNTLET)
+    if spec.gauntlet:
+        return list(load(spec.gauntlet))
     return [nm for nm in spec.agent_factories() if nm != agent]
 
 

@@ -170,7 +170,7 @@ def has_jitted_form(name: str, game: str | None = None) -> bool:
     """Whether :func:`jitted_form` may play agent ``name`` (loads nothing): a native form, a
     network, or another registered Equation Hi-Lo agent through :func:`host_play` (refused
     there if it is not deterministic under the rules)."""
-    return games.get(game).name == games.DEFAULT and not name.startswith(RLLIB_PREFIX) and (
+    return games.get(game).can("jax") and not name.startswith(RLLIB_PREFIX) and (
         name.startswith((PPO_PREFIX, JAX_PREFIX)) or name in agents.names(game))
 
 
@@ -208,8 +208,7 @@ def jitted_form(name: str, rules: Any, game: str | None = None) -> tuple[Play, A
     (see the module docstring); ValueError for an agent without one, naming those with
     one."""
     agents.check(name, game)
-    if games.get(game).name != games.DEFAULT:
-        raise ValueError(f"the JAX trainer plays Equation Hi-Lo, not {games.get(game).title}")
+    games.get(game).require("jax")
     if not has_jitted_form(name, game):
         with_form = [n for n in agents.names(game) if has_jitted_form(n, game)]
         raise ValueError(f"agent {name!r} has no jitted form for the JAX trainer; these have "

@@ -127,7 +127,7 @@ def start_params(config: TrainConfig, rules: Any, env: EquationHiLo, key: jax.Ar
     if not config.init_model:
         return fresh
     prefix = JAX_PREFIX if config.init_model.endswith(".npz") else "ppo:"
-    start = jax_league.model_params(prefix + config.init_model, rules, games.DEFAULT)
+    start = jax_league.model_params(prefix + config.init_model, rules, config.game)
     shapes = jax.tree_util.tree_map(np.shape, start)
     if shapes != jax.tree_util.tree_map(np.shape, fresh):
         raise ValueError(f"init_model {config.init_model!r} does not fit net_arch "
@@ -350,8 +350,7 @@ def make_learner(config: TrainConfig, rules: Any, env: EquationHiLo) -> tuple[
 def check_config(config: TrainConfig) -> EquationHiLo:
     """The JAX backend of the config's rules; ValueError if the trainer cannot train it
     (another game, rules the backend refuses, a baseline without a jitted form)."""
-    if config.game != games.DEFAULT:
-        raise ValueError(f"backend 'jax' trains Equation Hi-Lo, not game {config.game!r}")
+    games.get(config.game).require("jax/ppo")
     for field in ("collectors", "imitate"):
         if getattr(config, field):
             raise ValueError(f"config field {field!r} is not supported with backend 'jax'")

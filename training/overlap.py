@@ -47,7 +47,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from hilo_env.agents.ppo import policy_log_probs, sample_actions
 from hilo_env.training.config import TrainConfig
-from hilo_env.training.selfplay import OpponentPool, learner_env, unchecked_distributions
+from hilo_env.training.learner_games import OpponentPool, learner_env, unchecked_distributions
 
 SEED_STRIDE = 1_000
 """Collector ``i`` seeds its deals, opponents and sampling with ``seed + SEED_STRIDE * i``."""

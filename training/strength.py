@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hilo_env import agents, games
-from hilo_env.agents.gauntlet import GAUNTLET
+from hilo_env.agents.gauntlet import GauntletPlayer
 from hilo_env.agents.registry import PPO_PREFIX
 from hilo_env.training.evaluate import TournamentResult, tournament
 
@@ -158,13 +158,13 @@ def _makes(name: str, rules: Any, game: str) -> Any:
 
 def seated_agents(game: str, rules: Any) -> list[str]:
     """The shipped agents of ``game`` that can sit at a table of ``rules``, one name per model
-    file, Equation Hi-Lo's gauntlet styles left out."""
+    file, the gauntlet's scripted styles left out."""
     names, models = [], set()
     for name in agents.names(game):
-        if ":" in name or (game == games.DEFAULT and name in GAUNTLET and name != "caller"):
+        if ":" in name:
             continue
         agent = _makes(name, rules, game)
-        if agent is None:
+        if agent is None or isinstance(agent, GauntletPlayer):
             continue
         model = getattr(agent, "path", None)
         if model is not None and model in models:
@@ -579,7 +579,7 @@ def _closing_section(report: Report) -> list[str]:
             continue
         said.append(f"`{name}` {_cell(*b.lbr)} ({_verdict(*b.lbr)})")
     big = sorted({len(r.tables[0].names) for r in report.tournaments
-                  if r.spec.name == games.DEFAULT} - {2})
+                  if r.spec.can("lbr")} - {2})
     text = (f"LBR bounds, chips per hand, standard rules, 2 players, "
             f"{report.budget.lbr_deals:,} duplicate deals each: " + "; ".join(said) + ". LBR's "
             "look-ahead assumes both players check or call to the end, so an agent that "
@@ -612,7 +612,7 @@ def plot(report: Report, path: str | Path) -> Path:
 
     path = Path(path)
     first = next(r for r in report.tournaments
-                 if r.spec.name == games.DEFAULT and len(r.tables[0].names) == 2)
+                 if r.spec.can("lbr") and len(r.tables[0].names) == 2)
     names = list(first.names)
     pairs = head_to_head(first)
     grid = np.array([[np.nan if a == b else pairs[a, b][0] for b in names] for a in names])

@@ -36,8 +36,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from pettingzoo import AECEnv
 
-from hilo_env.agents.baselines import RandomAgent
-from hilo_env.envs.vector_env import episode_infos
+from hilo_env.envs.vector_env import RandomOpponent, episode_infos
 
 SEATINGS = ("alternate", "random", "every")
 """How :class:`AECLearnerEnv` picks the learner's seat each episode (``every``: all of them,
@@ -60,8 +59,8 @@ class AECLearnerEnv(gymnasium.Env):
         first = env.possible_agents[0]
         self.observation_space = env.observation_space(first)["observation"]
         self.action_space = env.action_space(first)
-        self.opponent = opponent if opponent is not None else RandomAgent(
-            env.rules, None if seed is None else seed + 1)
+        self.opponent = opponent if opponent is not None else RandomOpponent(
+            None if seed is None else seed + 1)
         self._own_opponent = opponent is None  # the env's own: reset(seed) re-seeds it
         self._seed = seed
         self._rng = np.random.default_rng(seed)

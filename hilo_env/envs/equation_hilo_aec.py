@@ -47,6 +47,7 @@ from hilo_env.equation_hilo.observation import Encoder, action_mask
 from hilo_env.equation_hilo.render import DECLARATION_NAMES, player_name, render_text
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.equation_hilo.showdown import NO_DECLARATION
+from hilo_env.equation_hilo.spec import SPEC
 from hilo_env.equation_hilo.table import describe
 
 _HAND_OVER = Phase.HAND_OVER  # bound once: Python 3.11 looks enum members up slowly
@@ -65,7 +66,7 @@ RESET_OPTIONS = ("deck",)
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`equation_hilo.engine.Game`."""
 
-    metadata: ClassVar[dict[str, Any]] = card_game_metadata("hilo_v0")
+    metadata: ClassVar[dict[str, Any]] = card_game_metadata(SPEC.pettingzoo_name)
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)

@@ -44,6 +44,7 @@ from hilo_env.himilo.engine import Phase, Round
 from hilo_env.himilo.observation import Encoder, action_mask
 from hilo_env.himilo.render import player_name, render_text
 from hilo_env.himilo.rules import CONSTRAINT_SHAPING, RuleSet, resolve
+from hilo_env.himilo.spec import SPEC
 from hilo_env.himilo.table import describe
 
 RESET_OPTIONS = ("deck", "line", "dealer")
@@ -61,7 +62,7 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`himilo.engine.Round`."""
 
-    metadata: ClassVar[dict[str, Any]] = card_game_metadata("himilo_v0")
+    metadata: ClassVar[dict[str, Any]] = card_game_metadata(SPEC.pettingzoo_name)
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)

@@ -41,6 +41,7 @@ from hilo_env.lohi.engine import Game, SeededShuffle
 from hilo_env.lohi.observation import Encoder, action_mask
 from hilo_env.lohi.render import player_name, render_text
 from hilo_env.lohi.rules import RuleSet, resolve
+from hilo_env.lohi.spec import SPEC
 from hilo_env.lohi.table import describe
 
 RESET_OPTIONS = ("deck", "shuffle", "wins")
@@ -55,7 +56,7 @@ def env(rules: str | RuleSet = "standard", render_mode: str | None = None,
 class raw_env(CardGameEnv):
     """The unwrapped AEC environment over :class:`hilo_env.lohi.engine.Game`."""
 
-    metadata: ClassVar[dict[str, Any]] = card_game_metadata("lohi_v0")
+    metadata: ClassVar[dict[str, Any]] = card_game_metadata(SPEC.pettingzoo_name)
     actions = A
     mask_of = staticmethod(action_mask)
     text_of = staticmethod(render_text)

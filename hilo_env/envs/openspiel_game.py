@@ -76,8 +76,9 @@ from hilo_env.equation_hilo.rules import (
     PRESETS,
     RuleSet,
 )
+from hilo_env.equation_hilo.spec import SPEC
 
-SHORT_NAME = "python_hilo"
+SHORT_NAME = SPEC.openspiel_name
 LIST_FIELDS = ("deal", "deck_values")
 """RuleSet fields that are lists: text in a game parameter, items separated by spaces (a comma
 would end the parameter in a game string; commas are read too where they fit)."""

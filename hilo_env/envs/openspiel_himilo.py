@@ -81,8 +81,9 @@ from hilo_env.himilo.rules import (
     RuleSet,
     resolve,
 )
+from hilo_env.himilo.spec import SPEC
 
-SHORT_NAME = "python_himilo"
+SHORT_NAME = SPEC.openspiel_name
 DEFAULT_DEALER = -1
 """``dealer`` as a game parameter where the rule is None: the last seat, ``num_players - 1``."""
 

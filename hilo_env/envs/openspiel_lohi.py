@@ -61,8 +61,9 @@ from hilo_env.lohi.cards import DECK_SIZE, card_text
 from hilo_env.lohi.observation import Encoder
 from hilo_env.lohi.render import player_name, render_text
 from hilo_env.lohi.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RuleSet, resolve
+from hilo_env.lohi.spec import SPEC
 
-SHORT_NAME = "python_lohi"
+SHORT_NAME = SPEC.openspiel_name
 PARAMETERS = Parameters(SHORT_NAME, RuleSet, resolve, PRESETS)
 """``preset``, every RuleSet field and ``players``."""
 TABLE = -1

@@ -43,9 +43,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from hilo_env.agents.rllib import MASK_KEY, OBS_KEY
 from hilo_env.envs.card_game_env import CardGameEnv, finite_number
 from hilo_env.envs.equation_hilo_aec import raw_env
+from hilo_env.rllib_obs import MASK_KEY, OBS_KEY
 
 ENV_CONFIG_KEYS = ("rules", "reward_scale", "overrides", "illegal_action")
 """The keys of :class:`RLlibHiLoEnv`'s ``env_config``."""

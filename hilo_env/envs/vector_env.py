@@ -48,9 +48,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hilo_env.agents.baselines import RandomAgent
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.equation_hilo.vector import DeckSource, StepResult, VectorGame
+from hilo_env.sampling import sample_legal
 
 RESET_OPTIONS = ("decks", "hand_seeds")
 """The keys ``reset(options=...)`` reads."""
@@ -62,6 +62,23 @@ class Opponent(Protocol):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) legal actions for (B, obs_size) observations and (B, n_actions) masks."""
         ...
+
+
+class RandomOpponent:
+    """The learner envs' default opponent: a uniformly random legal action, drawn from its
+    own generator (``rng``); it reads no observation. It plays as ``agents.make("random")``
+    with the same seed."""
+
+    observes = False
+
+    def __init__(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray) -> int:
+        return int(sample_legal(np.asarray(action_mask)[None], self.rng)[0])
+
+    def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        return sample_legal(masks, self.rng)
 
 
 class HiLoVectorEnv(VectorEnv):
@@ -95,9 +112,9 @@ class HiLoVectorEnv(VectorEnv):
         self._masks: np.ndarray | None = None
         self._broken: str | None = None
 
-    def _random(self, seed: int | None) -> RandomAgent:
+    def _random(self, seed: int | None) -> RandomOpponent:
         """The default opponent, seeded apart from the deals."""
-        return RandomAgent(self.rules, None if seed is None else seed + 1)
+        return RandomOpponent(None if seed is None else seed + 1)
 
     def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
         """Opponents: one for every game, or a list (game ``i`` uses ``i % len``).

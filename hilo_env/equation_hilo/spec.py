@@ -21,4 +21,8 @@ SPEC = GameSpec(
     score="chips",
     match_fields=("hands_per_episode",),
     observation_layout="hilo_env.equation_hilo.observation:layout",
+    backends=("engine", "numpy", "jax"),
+    tools=("openspiel", "exact", "lbr", "records"),
+    trainers=("sb3/ppo", "rllib/ppo", "jax/ppo"),
+    gauntlet="hilo_env.agents.gauntlet:GAUNTLET",
 )

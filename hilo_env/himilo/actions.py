@@ -42,10 +42,6 @@ def card_of(action: int) -> int:
     return action - FIRST_PASS if action >= FIRST_PASS else action
 
 
-def is_play(action: int) -> bool:
-    return FIRST_PLAY <= action < FIRST_PASS
-
-
 def is_pass(action: int) -> bool:
     return FIRST_PASS <= action < BID_LOW
 

@@ -131,10 +131,6 @@ class Round:
         """Per seat, the tricks won so far."""
         return [len(t) for t in self.taken]
 
-    def seat_of_bid(self, bid: int) -> int | None:
-        """The seat that bid ``bid`` (``LOW``, ``MIDDLE`` (the first), ``HIGH``), if any."""
-        return self.bids.index(bid) if bid in self.bids else None
-
     def failed_constraints(self) -> int:
         """How many of the 2n-3 inequalities of a team win fail on the tricks so far
         (all of them before the bids are complete)."""

@@ -23,4 +23,6 @@ SPEC = GameSpec(
     cooperative=True,
     reward_fields=("shaping",),
     model_agents=(("value", "hilo_env.agents.himilo_value:ValueAgent"),),
+    tools=("openspiel",),
+    trainers=("sb3/ppo", "sb3/value"),
 )

@@ -41,11 +41,6 @@ RUN_ID: dict[tuple[int, int], int] = {run: FIRST_RUN + i for i, run in enumerate
 """The action id of a run (first rank, last rank)."""
 
 
-def set_action(rank: int, count: int) -> int:
-    """The id of playing ``count`` (1..4) cards of ``rank``."""
-    return FIRST_SET + rank * MAX_SET + count - 1
-
-
 def set_of(action: int) -> tuple[int, int]:
     """(rank, count) of a set action id."""
     rank, k = divmod(action - FIRST_SET, MAX_SET)

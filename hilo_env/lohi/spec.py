@@ -21,4 +21,6 @@ SPEC = GameSpec(
     score="reward",
     reward_fields=("round_reward",),
     observation_layout="hilo_env.lohi.observation:layout",
+    tools=("openspiel",),
+    trainers=("sb3/ppo",),
 )

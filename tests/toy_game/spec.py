@@ -18,4 +18,7 @@ SPEC = GameSpec(
     baseline="keeper",
     unit="game",
     score="reward",
+    backends=("engine",),
+    tools=(),
+    trainers=(),
 )
