@@ -122,13 +122,13 @@ def _table(game: str | None) -> dict[str, AgentFactory]:
 
 
 def _prefixes(game: str | None) -> list[str]:
-    """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models of every game, RLlib
-    policies and JAX-trained networks of Equation Hi-Lo only, and the game's own
+    """The ``PREFIX:PATH`` agents a game takes: MaskablePPO models and RLlib policies of every
+    game, JAX-trained networks of Equation Hi-Lo only, and the game's own
     (``spec.model_agents``)."""
     spec = games.get(game)
     own = [f"{prefix}:" for prefix, _ in spec.model_agents]
     return [PPO_PREFIX, RLLIB_PREFIX, JAX_PREFIX, *own] if spec.name == games.DEFAULT \
-        else [PPO_PREFIX, *own]
+        else [PPO_PREFIX, RLLIB_PREFIX, *own]
 
 
 def _model_agent(name: str, game: str | None) -> tuple[str, str] | None:

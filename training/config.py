@@ -197,8 +197,9 @@ class TrainConfig:
         _require(self.update_precision == "float32" or self.collectors > 0, "update_precision",
                  self.update_precision, "float32 unless collectors >= 1 (the overlapped loop)")
         if self.game != games.DEFAULT:
-            _require(self.backend == "sb3", "backend", self.backend,
-                     f"'sb3' for game {self.game!r} (RLlib trains Equation Hi-Lo only)")
+            _require(self.backend in ("sb3", "rllib"), "backend", self.backend,
+                     f"'sb3' for game {self.game!r}, or 'rllib' (the JAX trainer plays "
+                     "Equation Hi-Lo only)")
             _require(self.collectors == 0, "collectors", self.collectors,
                      f"0 for game {self.game!r} (collectors play Equation Hi-Lo's batch "
                      "simulator)")
