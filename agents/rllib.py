@@ -13,8 +13,8 @@ extra. Ray and torch load with this module, which the registry imports only when
 | :class:`RLlibAgent`      | a saved :class:`MaskedPPOModule` as an agent: ``rllib:PATH``    |
 
 ``rllib:PATH`` takes the folder of a saved module (:func:`save_policy` writes it, with the
-rules it was trained under as ``rules.yaml`` inside) or an RLlib algorithm checkpoint (the
-module ``shared`` inside it is played).
+game and rules it was trained under as ``rules.yaml`` inside) or an RLlib algorithm checkpoint
+(the module ``shared`` inside it is played), of any game of the registry.
 """
 
 from __future__ import annotations
@@ -31,18 +31,15 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from hilo_env import games
 from hilo_env.agents.base import ModelAgent, check_observations
-from hilo_env.agents.ppo import trained_rules_note
-from hilo_env.equation_hilo import actions as A
-from hilo_env.equation_hilo.observation import observation_size
-from hilo_env.equation_hilo.rules import RuleSet
+from hilo_env.agents.ppo import game_of, read_rules, rules_record, trained_rules_note
 from hilo_env.rllib_obs import MASK_KEY, OBS_KEY
 
 SHARED = "shared"
 """The module id of the policy that every seat shares and that learns."""
 RULES_FILE = "rules.yaml"
-"""The rules a saved policy was trained under, inside its folder."""
+"""The game and rules a saved policy was trained under, inside its folder (absent game:
+Equation Hi-Lo)."""
 MODULE_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module", SHARED)
 """Where an algorithm checkpoint keeps the shared policy's module."""
 
@@ -104,14 +101,14 @@ def to_numpy(x: Any) -> np.ndarray:
 class AgentModule(RLModule):
     """A registered agent as a fixed RLlib module (never trained: leave it out of
     ``policies_to_train``). ``model_config``: ``agent`` (a name), ``rules`` (a RuleSet or a
-    preset), ``seed``."""
+    preset), ``seed``, ``game`` (absent: Equation Hi-Lo)."""
 
     def setup(self) -> None:
         from hilo_env.agents.registry import make  # the registry imports this module lazily
 
         config = dict(self.model_config or {})
-        self.agent = make(config["agent"], config.get("rules", "standard"),
-                          seed=config.get("seed", 0))
+        self.agent = make(config["agent"], config.get("rules"), seed=config.get("seed", 0),
+                          game=config.get("game"))
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
@@ -124,11 +121,13 @@ class AgentModule(RLModule):
                                   "policies_to_train")
 
 
-def save_policy(module: RLModule, path: str | Path, rules: RuleSet) -> Path:
-    """Save a trained module in the folder ``path``, with the rules it was trained under."""
+def save_policy(module: RLModule, path: str | Path, rules: Any) -> Path:
+    """Save a trained module in the folder ``path``, with the game and rules (any game's
+    RuleSet) it was trained under."""
     path = Path(path).resolve()
     module.save_to_path(path)
-    (path / RULES_FILE).write_text(yaml.safe_dump(rules.to_dict(), sort_keys=False))
+    (path / RULES_FILE).write_text(yaml.safe_dump(rules_record(rules, game_of(rules)),
+                                                  sort_keys=False))
     return path
 
 
@@ -143,12 +142,18 @@ def module_folder(path: str | Path) -> Path:
 class RLlibAgent(ModelAgent):
     """Plays a saved :class:`MaskedPPOModule`; it loads, and is checked, when the agent is
     made. ``deterministic`` picks the most likely legal action; otherwise actions are sampled
-    (seeded by ``seed``). A policy trained under other rules is refused (naming the fields)
+    (seeded by ``seed``). ``rules`` is a RuleSet of any game: the policy plays that game. A
+    policy of another game is refused, and one trained under other rules (naming the fields)
     unless they differ only in match fields or ``allow_other_rules`` (as :mod:`agents.ppo`)."""
 
-    def __init__(self, rules: RuleSet, path: str | Path, seed: int | None = 0,
+    def __init__(self, rules: Any, path: str | Path, seed: int | None = 0,
                  deterministic: bool = True, allow_other_rules: bool = False) -> None:
         super().__init__(rules, seed)
+        self.game = game_of(rules)
+        env = self.game.raw_env(rules)
+        seat = env.possible_agents[0]
+        self._size = env.observation_space(seat)["observation"].shape[0]
+        self._actions = int(env.action_space(seat).n)
         self.path = Path(path)
         self.name = f"rllib:{path}"
         self.deterministic = deterministic
@@ -171,14 +176,17 @@ class RLlibAgent(ModelAgent):
     def _check_rules(self, folder: Path, allow_other_rules: bool) -> None:
         path = folder / RULES_FILE
         if path.is_file():
-            self.rules_note = trained_rules_note(self.name, games.get(games.DEFAULT),
-                                                 RuleSet.from_yaml(path), self.rules,
+            game, trained = read_rules(path)
+            if game.name != self.game.name:
+                raise ValueError(f"agent {self.name!r} is a policy of {game.title}, not of "
+                                 f"{self.game.title}")
+            self.rules_note = trained_rules_note(self.name, game, trained, self.rules,
                                                  allow_other_rules)
 
     def _check_spaces(self) -> None:
         space = self.module.observation_space
         shape = space[OBS_KEY].shape if isinstance(space, gym.spaces.Dict) else None
-        size, actions = observation_size(self.rules), A.num_actions(self.rules.max_cap)
+        size, actions = self._size, self._actions
         if shape != (size,) or getattr(self.module.action_space, "n", None) != actions:
             raise ValueError(f"agent {self.name!r}: the policy observes {space} and chooses "
                              f"among {self.module.action_space}, but these rules give "
@@ -186,7 +194,7 @@ class RLlibAgent(ModelAgent):
 
     def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's actions for a batch (what :meth:`act` and :meth:`act_batch` play)."""
-        observations = check_observations(self, observations, observation_size(self.rules))
+        observations = check_observations(self, observations, self._size)
         masks = np.asarray(masks)
         if not masks.any(axis=-1).all():
             raise ValueError("an action mask allows no action: nobody may act in this state")

@@ -1,6 +1,8 @@
 """docs/libraries.md's recipes run as written (each when its library is importable), and the
 two views they stand on: ``mask_in_info`` (PettingZoo's API tests, AEC and parallel, for the
-three games) and ``HiLoEnv`` (one game as a gymnasium.Env). About 10 s without the libraries."""
+three games) and ``HiLoEnv`` (one game as a gymnasium.Env). The learning recipes (TorchRL's PPO,
+Tianshou's self-play) must beat ``random``; they take most of the time with the libraries
+(several rollouts each). About 10 s without the libraries."""
 
 from __future__ import annotations
 
@@ -20,9 +22,12 @@ from hilo_env.envs.single_env import HiLoEnv
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "libraries.md"
 RECIPES = dict(re.findall(r"```python (\w+)\n(.*?)```", DOC.read_text(), re.DOTALL))
-NEEDS = {"torchrl": ("torchrl",), "tianshou": ("tianshou",),
-         "tianshou_selfplay": ("tianshou",), "pgx": ("pgx", "mctx"), "parallel": ()}
+NEEDS = {"torchrl": ("torchrl",), "torchrl_ppo": ("torchrl",), "tianshou": ("tianshou",),
+         "tianshou_selfplay": ("tianshou",), "pgx": ("pgx", "mctx"), "parallel": (),
+         "rllib": ("ray",)}
 """Each recipe's libraries (none: PettingZoo alone)."""
+LEARNERS = ("torchrl_ppo", "tianshou_selfplay")
+"""The recipes that train a policy and score it against ``random``: ``mean, ci``."""
 
 
 def test_every_recipe_is_known() -> None:
@@ -35,8 +40,11 @@ def test_recipe_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (not a dependency of hilo_env; "
                     f"pip install -e '.[libraries]' to run this recipe)")
-    exec(compile(RECIPES[name], f"docs/libraries.md ({name})", "exec"), {})
-    assert capsys.readouterr().out or name == "tianshou"
+    namespace: dict = {}
+    exec(compile(RECIPES[name], f"docs/libraries.md ({name})", "exec"), namespace)
+    assert capsys.readouterr().out or name in ("tianshou", "rllib")  # these build, not run
+    if name in LEARNERS:  # beats random: its 95% CI above zero
+        assert namespace["mean"] - namespace["ci"] > 0, (namespace["mean"], namespace["ci"])
 
 
 GAMES = {"hilo": hilo_env.env, "lohi": lohi_v0.env, "himilo": himilo_v0.env}

@@ -1,7 +1,8 @@
 """Ray RLlib: the turn-based env against RLlib's own episode bookkeeping, the league's policy
 mapping, the missing extra named up front, and the proof run: a local Ray (2 CPUs), 2 PPO
 iterations of the bundled league config, checkpoints, the policy reloaded as an agent and 50
-hands through the AEC env with no illegal action (about 40 s on a 2-core machine)."""
+hands through the AEC env with no illegal action; then the league on lo-hi and Hi MiLo! in
+the same Ray session (about a minute on a 2-core machine)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 import hilo_env
-from hilo_env import agents, cli, himilo_v0, lohi_v0
+from hilo_env import agents, cli, games, himilo_v0, lohi_v0
 from hilo_env.training.config import TrainConfig
 
 pytestmark = [pytest.mark.filterwarnings("error:os.fork\\(\\) was called:RuntimeWarning"),
@@ -91,6 +92,20 @@ def test_the_other_games_as_rllib_envs(game: str) -> None:
             assert sa.get_return() == pytest.approx(total), (game, seed, agent)
 
 
+@pytest.mark.parametrize("game", ["lohi", "himilo"])
+def test_the_league_env_takes_any_game_of_the_registry(game: str) -> None:
+    """``env_config["game"]`` picks the game (its default rules, overrides applied): RLlib's
+    episodes close for every seat, each with the game's total for it."""
+    env = RLlibHiLoEnv({"game": game, "overrides": {"num_players": 3}})
+    assert type(env.aec) is type(games.get(game).raw_env())
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    rng = np.random.default_rng(2)
+    for seed in range(3):
+        episode = play_episode(env, seed, rng)
+        assert all(sa.is_done for sa in episode.agent_episodes.values())
+        assert len(episode.agent_episodes) == 3
+
+
 def test_env_refuses_a_wrong_agent_and_bad_config() -> None:
     env = RLlibHiLoEnv()
     obs, _ = env.reset(seed=0)
@@ -146,38 +161,50 @@ import sys
 import ray
 from hilo_env.training.config import TrainConfig
 from hilo_env.training.rllib_train import train
-config = TrainConfig.from_yaml("rllib_league", **ast.literal_eval(sys.argv[1]))
 ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
 try:
-    print(train(config, progress=True))
+    for overrides in ast.literal_eval(sys.argv[1]):
+        print(train(TrainConfig.from_yaml("rllib_league", **overrides), progress=True))
 finally:
     ray.shutdown()
 """
-"""The league run, in a fresh Python: Ray starts its processes by forking, which JAX (imported
-by other tests of the same run) warns of in the process that imported it."""
+"""League runs, one after another in one Ray session, in a fresh Python: Ray starts its
+processes by forking, which JAX (imported by other tests of the same run) warns of in the
+process that imported it."""
+
+OTHER_GAMES = {"lohi": {"rules": "single_round", "baselines": ["heuristic", "random"]},
+               "himilo": {"num_envs": 2, "baselines": ["team"]}}
+"""The league on the other games, shrunk further: one iteration each."""
 
 
 @pytest.fixture(scope="module")
-def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Path, str]:
+def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Path, str,
+                                                                   dict[str, Path]]:
     """The bundled league config, shrunk, on a new local Ray of 2 CPUs (not a cluster this
     machine may have, nor RAY_ADDRESS's) in its own process: 2 iterations of 256
-    decisions on standard rules, a snapshot and a checkpoint after the first; returns the
-    config, the saved policy's folder and what the run printed."""
+    decisions on standard rules, a snapshot and a checkpoint after the first; then one
+    iteration on lo-hi and on Hi MiLo! in the same Ray session. Returns the config, the saved
+    policy's folder, what the runs printed and the other games' policy folders."""
     overrides = dict(output_dir=str(tmp_path_factory.mktemp("rllib")), total_timesteps=512,
                      num_envs=4, n_steps=64, batch_size=128, n_epochs=1, net_arch=[32, 32],
                      snapshot_every=256, eval_every=0, eval_hands=20, checkpoint_every=256)
+    others = [{**overrides, "name": f"rllib_{game}", "game": game, "total_timesteps": 256,
+               "snapshot_every": 0, "checkpoint_every": 0, "eval_hands": 5, **extra}
+              for game, extra in OTHER_GAMES.items()]
     config = TrainConfig.from_yaml("rllib_league", **overrides)
-    run = subprocess.run([sys.executable, "-c", TRAIN_IN_ITS_OWN_PROCESS, repr(overrides)],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, "-c", TRAIN_IN_ITS_OWN_PROCESS,
+                          repr([overrides, *others])],
+                         capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
-    return config, Path(run.stdout.splitlines()[-1]), run.stdout
+    policies = [Path(line) for line in run.stdout.splitlines() if line.endswith("policy")]
+    return config, policies[0], run.stdout, dict(zip(OTHER_GAMES, policies[1:], strict=True))
 
 
 def test_two_league_iterations_then_play_as_an_agent(
-        league_run: tuple[TrainConfig, Path, str]) -> None:
+        league_run: tuple[TrainConfig, Path, str, dict[str, Path]]) -> None:
     """Checkpoints, logs and evaluations are written; the saved policy (and the same policy
     read from the algorithm checkpoint) plays 50 hands of the AEC env, never illegally."""
-    config, policy, _ = league_run
+    config, policy, _, _ = league_run
     assert config.backend == "rllib" and config.rules == "standard"
     run = config.run_dir.resolve()
     assert policy == run / "policy"
@@ -212,19 +239,43 @@ def test_two_league_iterations_then_play_as_an_agent(
     assert decisions >= 50
 
 
-def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str],
+def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str, dict[str, Path]],
                                   tmp_path: Path) -> None:
-    _, policy, _ = league_run
+    _, policy, _, others = league_run
     with pytest.raises(ValueError, match="trained under other rules"):
         agents.make(f"rllib:{policy}", "classic")
     with pytest.raises(ValueError, match="no policy folder"):
         agents.make(f"rllib:{tmp_path / 'nothing'}")
+    with pytest.raises(ValueError, match="a policy of lo-hi, not of Equation Hi-Lo"):
+        RLlibAgent(hilo_env.RuleSet(), others["lohi"])
 
 
-def test_progress_prints_returns_as_numbers(league_run: tuple[TrainConfig, Path, str]) -> None:
+@pytest.mark.parametrize("game", sorted(OTHER_GAMES))
+def test_a_league_of_another_game_trains_evaluates_and_plays(
+        league_run: tuple[TrainConfig, Path, str, dict[str, Path]], game: str) -> None:
+    """lo-hi's and Hi MiLo!'s leagues write their evaluations against the game's baselines,
+    and the saved policy plays the game's AEC env as ``rllib:PATH`` of that game, legally."""
+    policy = league_run[3][game]
+    with open(policy.parent / "evaluations.csv") as f:
+        assert {r["opponent"] for r in csv.DictReader(f)} == set(OTHER_GAMES[game]["baselines"])
+    spec = games.get(game)
+    rules = spec.rules(OTHER_GAMES[game].get("rules"))
+    learner = agents.make(f"rllib:{policy}", rules, game=game)
+    env = spec.raw_env(rules)  # raises on an illegal action
+    for episode in range(3):
+        env.reset(seed=episode)
+        while env.agents:
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else learner.act(obs["observation"],
+                                                            obs["action_mask"]))
+
+
+def test_progress_prints_returns_as_numbers(
+        league_run: tuple[TrainConfig, Path, str, dict[str, Path]]) -> None:
     """Each iteration's line gives each seat's mean return as a signed number (not NumPy's
     ``np.float64(...)``)."""
-    lines = [ln for ln in league_run[2].splitlines() if ln.startswith("[iteration")]
+    first_run = league_run[2].split(str(league_run[1]))[0]
+    lines = [ln for ln in first_run.splitlines() if ln.startswith("[iteration")]
     assert len(lines) == 2
     assert re.search(r"mean returns (none yet|player_0 [+-]\d+\.\d\d)", lines[-1]), lines
     assert "np." not in league_run[2] and "{" not in lines[-1]

@@ -99,7 +99,6 @@ def test_a_config_names_its_game_its_agents_and_only_reward_shaping(tmp_path: Pa
          "'reward_shaping'"),
         ({"game": "himilo", "baselines": ["team"], "collectors": 1, "num_envs": 16},
          "'collectors'"),
-        ({"game": "himilo", "baselines": ["team"], "backend": "rllib"}, "'backend'"),
     ]:
         with pytest.raises(ValueError, match=message):
             TrainConfig(**fields)

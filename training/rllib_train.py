@@ -5,20 +5,21 @@
 1. Ray: joins the cluster that ``RAY_ADDRESS`` names, or the one ``ray start --head`` started
    on this machine, else starts a local instance (``ray.init``'s own order); the config is
    logged (``config.yaml``, TensorBoard);
-2. the games: Equation Hi-Lo's AEC env as RLlib's turn-based multi-agent env
-   (:mod:`hilo_env.envs.rllib_env`), ``num_envs`` per env runner, ``num_env_runners`` runners
-   and ``num_learners`` learners (0: on the driver);
+2. the games: the config's game (any of the registry: ``game``), its AEC env as RLlib's
+   turn-based multi-agent env (:mod:`hilo_env.envs.rllib_env`), ``num_envs`` per env runner,
+   ``num_env_runners`` runners and ``num_learners`` learners (0: on the driver);
 3. the league, through RLlib's policy mapping: one policy, ``shared``
    (:class:`~hilo_env.agents.rllib.MaskedPPOModule`), plays every seat of ``selfplay_share``
    of the games; in the others it holds one seat and the pool the rest: the baseline agents
    as fixed modules (:class:`~hilo_env.agents.rllib.AgentModule`) and, once there are any,
    frozen snapshots of ``shared`` (``snapshot_share`` of the pool's seats), taken every
    ``snapshot_every`` decisions, the oldest replaced after ``max_snapshots``; only ``shared``
-   learns;
-4. every ``eval_every`` decisions ``shared`` plays duplicate deals against each baseline
-   (chips per hand, 95% CI, in ``evaluations.csv`` and TensorBoard); checkpoints of the whole
-   algorithm every ``checkpoint_every`` decisions and at the end (``checkpoint/``), and the
-   policy alone in ``policy/``, which ``agents.make("rllib:<run>/policy")`` plays.
+   learns (in a cooperative game the pool's seats are its partners);
+4. every ``eval_every`` decisions ``shared`` plays duplicate deals in one seat, each baseline
+   in the others (the game's score per deal, 95% CI, in ``evaluations.csv`` and
+   TensorBoard); checkpoints of the whole algorithm every ``checkpoint_every`` decisions and
+   at the end (``checkpoint/``), and the policy alone in ``policy/``, which
+   ``agents.make("rllib:<run>/policy", game=...)`` plays.
 """
 
 from __future__ import annotations
@@ -36,13 +37,11 @@ from typing import Any
 import numpy as np
 import yaml
 
-from hilo_env import agents
+from hilo_env import agents, games
 from hilo_env.agents.rllib import SHARED, AgentModule, MaskedPPOModule, save_policy
 from hilo_env.envs.rllib_env import RLlibHiLoEnv
-from hilo_env.equation_hilo.render import player_name
-from hilo_env.equation_hilo.rules import RuleSet
 from hilo_env.training.config import TrainConfig
-from hilo_env.training.evaluate import play_table
+from hilo_env.training.evaluate import play_table, seat_count
 
 SNAPSHOT = "snapshot_{}"
 """The module ids of the frozen snapshots, by slot."""
@@ -92,26 +91,28 @@ def learner_threads(config: TrainConfig) -> int:
     return max(1, (os.cpu_count() or 1) - config.num_env_runners)
 
 
-def build_algorithm(config: TrainConfig, rules: RuleSet) -> Any:
-    """The PPO algorithm of ``config`` on Equation Hi-Lo with the league's modules; with the
-    learner on the driver, its torch threads set to :func:`learner_threads`."""
+def build_algorithm(config: TrainConfig, rules: Any) -> Any:
+    """The PPO algorithm of ``config`` on its game (``rules``: that game's RuleSet) with the
+    league's modules; with the learner on the driver, its torch threads set to
+    :func:`learner_threads`."""
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    env_config = {"rules": rules, "reward_scale": config.reward_scale}
+    env_config = {"game": config.game, "rules": rules, "reward_scale": config.reward_scale}
     probe = RLlibHiLoEnv(env_config)
-    obs_space, act_space = probe.observation_spaces[player_name(0)], probe.action_spaces[
-        player_name(0)]
+    seat = probe.possible_agents[0]
+    obs_space, act_space = probe.observation_spaces[seat], probe.action_spaces[seat]
     specs = {SHARED: RLModuleSpec(
         module_class=MaskedPPOModule, observation_space=obs_space, action_space=act_space,
         model_config=DefaultModelConfig(fcnet_hiddens=list(config.net_arch)))}
     for i, name in enumerate(dict.fromkeys(config.baselines)):
         specs[baseline_id(name)] = RLModuleSpec(
             module_class=AgentModule, observation_space=obs_space, action_space=act_space,
-            model_config={"agent": name, "rules": rules, "seed": config.seed + i})
+            model_config={"agent": name, "rules": rules, "seed": config.seed + i,
+                          "game": config.game})
     mapping = league_mapping(config, rules, snapshots=())
     rollout = config.n_steps * config.num_envs * max(1, config.num_env_runners)
     ppo = (
@@ -140,22 +141,25 @@ def build_algorithm(config: TrainConfig, rules: RuleSet) -> Any:
     return ppo.build_algo()
 
 
-def league_mapping(config: TrainConfig, rules: RuleSet,
+def league_mapping(config: TrainConfig, rules: Any,
                    snapshots: tuple[str, ...]) -> LeagueMapping:
     """The league's mapping with the snapshots there are now."""
     return LeagueMapping(rules.num_players, tuple(baseline_id(b) for b in config.baselines),
                          snapshots, config.selfplay_share, config.snapshot_share, config.seed)
 
 
-def evaluate_policy(policy: str | Path, rules: RuleSet, baselines: list[str], hands: int,
-                    seed: int) -> dict[str, tuple[float, float]]:
-    """Mean chips per hand of a saved policy (and 95% CI) against each baseline, duplicate
-    deals."""
+def evaluate_policy(policy: str | Path, rules: Any, baselines: list[str], hands: int,
+                    seed: int, game: str | None = None) -> dict[str, tuple[float, float]]:
+    """The mean score per deal of a saved policy of ``game`` (and 95% CI) in one seat, each
+    baseline in the others, duplicate deals."""
+    spec = games.get(game)
+    others = seat_count(spec, rules) - 1
     scores = {}
     for name in dict.fromkeys(baselines):
-        learner = agents.make(f"rllib:{policy}", rules, seed=seed)
-        table = play_table([learner, agents.make(name, rules, seed=seed + 1)], rules,
-                           deals=hands, seed=seed)
+        learner = agents.make(f"rllib:{policy}", rules, seed=seed, game=spec.name)
+        pool = [agents.make(name, rules, seed=seed + 1 + i, game=spec.name)
+                for i in range(others)]
+        table = play_table([learner, *pool], rules, deals=hands, seed=seed, game=spec.name)
         scores[name] = table.score(0)
     return scores
 
@@ -236,7 +240,8 @@ def train(config: TrainConfig, progress: bool = True,
     def evaluate(step: int) -> None:
         path = save_policy(algo.get_module(SHARED), run_dir / "checkpoints" / "eval_policy",
                            rules)
-        scores = evaluate_policy(path, rules, config.baselines, config.eval_hands, config.seed)
+        scores = evaluate_policy(path, rules, config.baselines, config.eval_hands, config.seed,
+                                 config.game)
         with open(evals_path, "a", newline="") as f:
             for name, (mean, ci) in scores.items():
                 writer.add_scalar(f"eval/{name}_chips_per_hand", mean, step)

@@ -30,7 +30,7 @@ learners keep to the mask). See ``docs/libraries.md``. ``reward_scale`` must be 
 number (ValueError otherwise: an infinite scale makes every reward NaN).
 
 :class:`TurnBasedRLlibEnv` wraps any raw AEC env of this package (the three games);
-:class:`RLlibHiLoEnv` is Equation Hi-Lo's, built from an ``env_config`` dict.
+:class:`RLlibHiLoEnv` builds one from an ``env_config`` dict (any game of the registry).
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from hilo_env import games
 from hilo_env.envs.card_game_env import CardGameEnv, finite_number
-from hilo_env.envs.equation_hilo_aec import raw_env
 from hilo_env.rllib_obs import MASK_KEY, OBS_KEY
 
-ENV_CONFIG_KEYS = ("rules", "reward_scale", "overrides", "illegal_action")
+ENV_CONFIG_KEYS = ("game", "rules", "reward_scale", "overrides", "illegal_action")
 """The keys of :class:`RLlibHiLoEnv`'s ``env_config``."""
 
 
@@ -139,9 +139,11 @@ class TurnBasedRLlibEnv(MultiAgentEnv):
 
 
 class RLlibHiLoEnv(TurnBasedRLlibEnv):
-    """Equation Hi-Lo for RLlib, built from an ``env_config``: ``rules`` (a preset name, YAML
-    path or RuleSet), ``reward_scale``, ``overrides`` (rule fields) and ``illegal_action``
-    (``"raise"``, the default, or ``"lose"``: see the module docstring)."""
+    """A game of the registry for RLlib, built from an ``env_config``: ``game`` (a name of
+    ``hilo_env.games``; Equation Hi-Lo when absent), ``rules`` (a preset name, YAML path or
+    RuleSet; the game's default when absent), ``reward_scale``, ``overrides`` (rule fields)
+    and ``illegal_action`` (``"raise"``, the default, or ``"lose"``: see the module
+    docstring)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         config = dict(config or {})
@@ -149,7 +151,8 @@ class RLlibHiLoEnv(TurnBasedRLlibEnv):
         if unknown:
             raise ValueError(f"unknown env_config key(s) {sorted(unknown)}; keys are "
                              f"{list(ENV_CONFIG_KEYS)}")
-        super().__init__(raw_env(config.get("rules", "standard"),
-                                 illegal_action=config.get("illegal_action", "raise"),
-                                 **config.get("overrides", {})),
+        spec = games.get(config.get("game"))
+        super().__init__(spec.raw_env(config.get("rules"),
+                                      illegal_action=config.get("illegal_action", "raise"),
+                                      **config.get("overrides", {})),
                          config.get("reward_scale", 1.0))

@@ -24,5 +24,5 @@ SPEC = GameSpec(
     reward_fields=("shaping",),
     model_agents=(("value", "hilo_env.agents.himilo_value:ValueAgent"),),
     tools=("openspiel",),
-    trainers=("sb3/ppo", "sb3/value"),
+    trainers=("sb3/ppo", "rllib/ppo", "sb3/value"),
 )

@@ -22,5 +22,5 @@ SPEC = GameSpec(
     reward_fields=("round_reward",),
     observation_layout="hilo_env.lohi.observation:layout",
     tools=("openspiel",),
-    trainers=("sb3/ppo",),
+    trainers=("sb3/ppo", "rllib/ppo"),
 )
