@@ -54,7 +54,9 @@ class HiLoEnv(gymnasium.Env):
         self._next: np.ndarray | None = None
 
     def _out(self, obs: np.ndarray) -> tuple[Any, dict[str, Any]]:
-        mask = self.vector.action_masks()[0].copy()
+        """The observation (a copy: the env keeps its own for a ``reset()`` that does not
+        re-deal) and the mask, where ``mask`` says."""
+        obs, mask = obs.copy(), self.vector.action_masks()[0]
         if self.mask == "info":
             return obs, {"action_mask": mask}
         return {"obs": obs, "mask": mask}, {}
