@@ -14,6 +14,7 @@ from hilo_env import himilo_v0, lohi_v0
 from hilo_env.envs.card_game_env import ILLEGAL_PENALTY
 from hilo_env.envs.mask_in_info import mask_in_info
 from hilo_env.envs.single_env import HiLoEnv
+from hilo_env.equation_hilo.cards import parse_deck
 from hilo_env.vector import HiLoVectorEnv
 
 GAMES = {"hilo": hilo_env, "lohi": lohi_v0, "himilo": himilo_v0}
@@ -139,3 +140,45 @@ def test_an_unknown_agent_is_named(module: ModuleType) -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="unknown agent 'player_9'; the agents are"):
         env.observe("player_9")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("deck", [[True, False], [np.bool_(True)], ["7S", True]],
+                         ids=["bools", "numpy bool", "a bool among texts"])
+def test_bools_are_no_card_ids(game, deck) -> None:
+    env = GAMES[game].raw_env()
+    env.reset(seed=0)
+    before = env.observe(env.agent_selection)
+    with pytest.raises((TypeError, ValueError), match="True"):
+        env.reset(seed=1, options={"deck": deck})
+    np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"],
+                                  before["observation"])
+
+
+def test_equation_hilos_card_parser_takes_no_bool() -> None:
+    for bad in (True, False, np.bool_(True)):
+        with pytest.raises(ValueError, match=f"card {bad!r} is not a card id"):
+            parse_deck([5, bad])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_bool_is_no_seed(game) -> None:
+    seeded, refused = GAMES[game].raw_env(), GAMES[game].raw_env()
+    for env in (seeded, refused):
+        env.reset(seed=3)
+    for bad in (True, np.bool_(False)):
+        with pytest.raises(TypeError, match="a seed is an integer or None, not the bool"):
+            refused.reset(seed=bad)
+    seeded.reset()
+    refused.reset()  # the generator as it was: the same deal as an env never refused
+    np.testing.assert_array_equal(refused.observe(refused.agent_selection)["observation"],
+                                  seeded.observe(seeded.agent_selection)["observation"])
+
+
+def test_the_vector_views_take_no_bool_seed() -> None:
+    with pytest.raises(TypeError, match="not the bool True"):
+        HiLoVectorEnv(num_envs=2, seed=True)
+    with pytest.raises(TypeError, match="not the bool True"):
+        HiLoVectorEnv(num_envs=2, seed=0).reset(seed=True)
+    with pytest.raises(TypeError, match="not the bool True"):
+        HiLoEnv(seed=0).reset(seed=True)
