@@ -169,17 +169,12 @@ class HiLoVectorEnv(VectorEnv):
         return self.game.observe(), rew.astype(np.float32), term, np.zeros(N, bool), infos
 
     def action_masks(self) -> np.ndarray:
-        """(N, n_actions) bool: the learner's legal actions now, a copy (the env keeps its
-        own until the next step)."""
-        return self._learner_masks().copy()
-
-    def _learner_masks(self) -> np.ndarray:
-        """The env's own (N, n_actions) bool masks of the learner's legal actions now, built
-        once per step."""
+        """(N, n_actions) bool: the learner's legal actions now, a copy of the env's own
+        (built once per step)."""
         self._check_usable()
         if self._masks is None:
             self._masks = self.game.action_masks().view(bool)
-        return self._masks
+        return self._masks.copy()
 
     @contextlib.contextmanager
     def _breaks_on_failure(self) -> Iterator[None]:
