@@ -1,6 +1,7 @@
 """The JAX backend under misuse (issue 31, items 7 and 8): a bad deck is refused before any
 trace and cannot hang a traced step; float and bool actions are refused when tracing; a seat
-outside the table is an error, not another seat's observation."""
+outside the table is an error, not another seat's observation; an action outside the space is
+the illegal action whatever its integer type, never an id it wraps onto."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import jax.numpy as jnp  # noqa: E402
 
 from hilo_env.equation_hilo import jax_chance as C  # noqa: E402
 from hilo_env.equation_hilo.jax_backend import EquationHiLo, check_deal  # noqa: E402
+from tests.conformance.jax_batch import FAST_COMPILE  # noqa: E402
 from tests.test_jax_backend import standard  # noqa: E402
 
 SEED = C.hand_seed_words(np.uint64(7))
@@ -89,3 +91,47 @@ def test_a_seat_outside_the_table_is_an_error() -> None:
         assert not bool(jnp.isnan(seen).any())
         np.testing.assert_array_equal(seen, env.observe(state, np.int64(seat)))
     np.testing.assert_array_equal(env.observe(state), env.observe(state, state.current_player))
+
+
+OUTSIDE = [np.int64(2**32), np.int64(2**32 + 1), np.int64(-2**32), 2**31, 10**20, -1, 109,
+           np.uint64(2**64 - 1), np.uint32(2**32 - 1), np.int8(-1), np.array([2**32, 3])]
+"""Actions outside the standard rules' space (0..108), of every integer type: a plain cast to
+int32 wraps some onto ids of the space (2**32 onto 0, fold) and overflows on others."""
+
+
+def test_an_action_outside_the_space_is_no_id_whatever_its_integer_type() -> None:
+    env, _, _ = standard()
+    for bad in OUTSIDE:
+        expected = np.where(np.asarray(bad) == 3, 3, -1)  # 3 is inside: it stays
+        np.testing.assert_array_equal(env.action_id(bad), expected)
+        assert env.action_id(bad).dtype == jnp.int32
+    for good in (0, np.int64(108), np.uint8(5), jnp.int32(7)):
+        assert int(env.action_id(good)) == int(good)
+    traced = jax.jit(env.action_id)(jnp.array([-5, 0, 108, 109], jnp.int32))
+    np.testing.assert_array_equal(traced, [-1, 0, 108, -1])
+
+
+def test_a_64_bit_action_beyond_int32_is_the_illegal_action_not_a_fold() -> None:
+    """The action given as a NumPy int64, as the step sees it outside ``jit`` (here a
+    constant of the compiled function): the match ends with the offender's penalty, where a
+    fold (2**32 wrapped to 0) would cost one ante."""
+    env, init, _ = standard()
+    state = init(jax.random.PRNGKey(0))
+    assert bool(state.legal_action_mask[0])  # a fold is legal: a wrapped action would play
+    step = jax.jit(lambda s, k: env.step(s, np.int64(2**32), k), compiler_options=FAST_COMPILE)
+    after = step(state, jax.random.PRNGKey(1))
+    stack = env.rules.starting_stack
+    assert bool(after.terminated)
+    assert float(after.rewards[state.current_player]) == -stack
+
+
+def test_pgx_refuses_no_python_integer_beyond_int32() -> None:
+    pytest.importorskip("pgx", reason="pgx is not installed (pip install -e '.[libraries]')")
+    from hilo_env.envs.pgx_env import PgxEquationHiLo
+
+    env = PgxEquationHiLo("standard")
+    state = jax.jit(env.init, compiler_options=FAST_COMPILE)(jax.random.PRNGKey(0))
+    step = jax.jit(lambda s, k: env.step(s, 2**31, k), compiler_options=FAST_COMPILE)
+    after = step(state, jax.random.PRNGKey(1))
+    assert bool(after.terminated)
+    assert float(after.rewards[state.current_player]) == -env.game.rules.starting_stack

@@ -110,7 +110,9 @@ class CardGameEnv(AECEnv):
         """PettingZoo's step. A terminated or truncated agent's step removes it
         (``_was_dead_step``, then :meth:`_after_dead_step`); any other plays ``action``
         (:meth:`_play`) and, unless it forfeited the episode, hands the new state to
-        :meth:`_after_play`."""
+        :meth:`_after_play`. Before the first reset, or once every agent has left the
+        episode, a RuntimeError says to reset."""
+        self._check_under_way("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -170,12 +172,46 @@ class CardGameEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    def _check_started(self, call: str) -> None:
+        """A RuntimeError naming ``call`` before the first reset (there is no game yet)."""
+        if self.game is None:
+            raise RuntimeError(f"reset() needs to be called before {call}: no episode has "
+                               "begun")
+
+    def _check_under_way(self, call: str) -> None:
+        """:meth:`_check_started`, and a RuntimeError naming ``call`` once every agent has
+        left the episode (it is over: a new one needs a reset)."""
+        self._check_started(call)
+        if not self.agents:
+            raise RuntimeError(f"{call} after the episode's end: every agent has left it; "
+                               "reset() starts a new one")
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (all zeros unless it is to act), built once
-        per state and agent."""
+        per state and agent and handed out as copies: what a caller does to them changes
+        nothing in the env. Before the first reset, a RuntimeError says to reset."""
+        obs = self._observation(agent)
+        return {"observation": obs["observation"].copy(),
+                "action_mask": obs["action_mask"].copy()}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the selected agent's observation (a copy, as
+        :meth:`observe`), cumulative reward, termination, truncation and info; a RuntimeError
+        before the first reset or once the episode is over."""
+        self._check_under_way("last()")
+        return super().last(observe)
+
+    def _observation(self, agent: str) -> dict[str, np.ndarray]:
+        """The env's own observation and mask of ``agent`` for the state now (never handed
+        out: :meth:`observe` copies them)."""
         obs = self._obs.get(agent)
         if obs is None:
-            seat, game = self._seats[agent], self.game
+            self._check_started("observe()")
+            seat = self._seats.get(agent)
+            if seat is None:
+                raise ValueError(f"unknown agent {agent!r}; the agents are "
+                                 f"{self.possible_agents}")
+            game = self.game
             if game.current_player == seat and agent == self.agent_selection and \
                     not self._forfeited:
                 mask = type(self).mask_of(game)
@@ -190,6 +226,7 @@ class CardGameEnv(AECEnv):
         spectator sees it (nobody's hidden cards); ``rgb_array``: a spectator's picture of the
         table (:mod:`hilo_env.picture`, names, stacks and cards written on it); with no render
         mode, a warning."""
+        self._check_started("render()")
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any "
                                   "render mode: pass render_mode='ansi', 'human' or "

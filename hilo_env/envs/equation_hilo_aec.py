@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 
 from hilo_env.envs.card_game_env import CardGameEnv, card_game_metadata
 from hilo_env.envs.pettingzoo_wrappers import wrap
-from hilo_env.envs.reset_options import reset_options
+from hilo_env.envs.reset_options import reset_options, reset_seed
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo.engine import Game, HandResult, Phase, stacked_deck
 from hilo_env.equation_hilo.observation import Encoder, action_mask
@@ -89,7 +89,7 @@ class raw_env(CardGameEnv):
         """A new episode; ``options`` may hold ``deck`` (see the module docstring). Everything
         is checked first: a reset that raises changes nothing, the generator included."""
         deck = stacked_deck(reset_options(options, RESET_OPTIONS).get("deck"))
-        rng = self._rng if seed is None else np.random.default_rng(seed)
+        rng = self._rng if reset_seed(seed) is None else np.random.default_rng(seed)
         self.game = Game(self.rules, rng, deck)
         self._rng = rng
         self._start_episode()

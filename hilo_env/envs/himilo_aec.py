@@ -37,7 +37,7 @@ from pettingzoo import AECEnv
 
 from hilo_env.envs.card_game_env import CardGameEnv, card_game_metadata, finite_number
 from hilo_env.envs.pettingzoo_wrappers import wrap
-from hilo_env.envs.reset_options import reset_options
+from hilo_env.envs.reset_options import reset_options, reset_seed
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import tricks
 from hilo_env.himilo.engine import Phase, Round
@@ -91,7 +91,8 @@ class raw_env(CardGameEnv):
         """Deal a new round; ``options`` may stack ``deck``, ``line`` and ``dealer``."""
         options = reset_options(options, RESET_OPTIONS)
         # a copy of the generator: a reset that raises leaves the env's as it was
-        rng = copy.deepcopy(self._rng) if seed is None else np.random.default_rng(seed)
+        rng = copy.deepcopy(self._rng) if reset_seed(seed) is None else \
+            np.random.default_rng(seed)
         self.game = Round(self.rules, rng, options.get("deck"), options.get("line"),
                           options.get("dealer"))
         self._rng = rng

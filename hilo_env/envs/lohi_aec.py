@@ -35,7 +35,7 @@ from pettingzoo import AECEnv
 
 from hilo_env.envs.card_game_env import CardGameEnv, card_game_metadata
 from hilo_env.envs.pettingzoo_wrappers import wrap
-from hilo_env.envs.reset_options import reset_options
+from hilo_env.envs.reset_options import reset_options, reset_seed
 from hilo_env.lohi import actions as A
 from hilo_env.lohi.engine import Game, SeededShuffle
 from hilo_env.lohi.observation import Encoder, action_mask
@@ -79,7 +79,7 @@ class raw_env(CardGameEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game; ``seed`` reseeds the chance hook, ``options`` as the docstring."""
         options = reset_options(options, RESET_OPTIONS)
-        seeded = self._shuffle if seed is None else SeededShuffle(seed)
+        seeded = self._shuffle if reset_seed(seed) is None else SeededShuffle(seed)
         shuffle = options.get("shuffle")
         self.game = Game(self.rules, seeded if shuffle is None else shuffle,
                          options.get("deck"), options.get("wins"))

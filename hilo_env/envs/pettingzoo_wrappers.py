@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -15,7 +16,16 @@ class ActionIdWrapper(wrappers.BaseWrapper):
     a TypeError for a non-integer (``True``, ``2.5``, ``None`` from an agent still to act), a
     ValueError for an integer outside the space (``10**20`` included), each naming the value
     (PettingZoo's ``AssertOutOfBoundsWrapper`` fails on these with NumPy's errors). A finished
-    agent's ``None`` passes."""
+    agent's ``None`` passes.
+
+    It also hands out copies of the observations from below: PettingZoo's
+    ``TerminateIllegalWrapper`` keeps the last one it passed up and checks the next action
+    against its mask, so a caller that changed that mask would change the check."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = super().observe(agent)
+        return {"observation": obs["observation"].copy(),
+                "action_mask": obs["action_mask"].copy()}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

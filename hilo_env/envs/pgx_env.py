@@ -101,6 +101,12 @@ class PgxEquationHiLo(pgx.Env):
         super().__init__()
         self.game = J.EquationHiLo(rules, **overrides)
 
+    def step(self, state: PgxState, action: Any, key: jax.Array | None = None) -> PgxState:
+        """pgx's step, the action first made an id of the space, or -1 where it lies outside
+        (:meth:`~hilo_env.equation_hilo.jax_backend.EquationHiLo.action_id`): pgx indexes the
+        mask with it, which a Python ``2**31`` would overflow."""
+        return super().step(state, self.game.action_id(action), key)
+
     def _init(self, key: jax.Array) -> PgxState:
         return self._state(self.game.init(key), jax.numpy.int32(0))
 

@@ -1,9 +1,11 @@
-"""The ``options`` of every AEC env's ``reset``, checked the same way for every game."""
+"""The ``seed`` and ``options`` of every env's ``reset``, checked the same way for every game."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from typing import Any
+
+import numpy as np
 
 API_TEST_PROBE = "options"
 """The one unknown reset option tolerated: ``pettingzoo.test.api_test`` calls
@@ -22,3 +24,11 @@ def reset_options(options: Any, known: Collection[str]) -> Mapping[str, Any]:
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; known: {list(known)}")
     return options
+
+
+def reset_seed(seed: Any) -> Any:
+    """``seed`` unless it is a bool (Python's or NumPy's), which a TypeError refuses: NumPy
+    would seed with ``True`` as 1. Anything else is NumPy's to take or refuse."""
+    if isinstance(seed, bool | np.bool_):
+        raise TypeError(f"a seed is an integer or None, not the bool {seed!r}")
+    return seed

@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hilo_env.envs.card_game_env import ILLEGAL_PENALTY, illegal_action_policy
+from hilo_env.envs.reset_options import reset_seed
 from hilo_env.envs.vector_env import HiLoVectorEnv, Opponent
 from hilo_env.equation_hilo.rules import RuleSet
 
@@ -54,14 +55,16 @@ class HiLoEnv(gymnasium.Env):
         self._next: np.ndarray | None = None
 
     def _out(self, obs: np.ndarray) -> tuple[Any, dict[str, Any]]:
-        mask = self.vector.action_masks()[0].copy()
+        """The observation (a copy: the env keeps its own for a ``reset()`` that does not
+        re-deal) and the mask, where ``mask`` says."""
+        obs, mask = obs.copy(), self.vector.action_masks()[0]
         if self.mask == "info":
             return obs, {"action_mask": mask}
         return {"obs": obs, "mask": mask}, {}
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        super().reset(seed=seed)  # gymnasium's np_random, seeded as its checker expects
+        super().reset(seed=reset_seed(seed))  # gymnasium's np_random, as its checker expects
         if seed is not None or options is not None or self._next is None:
             self._next = self.vector.reset(seed=seed, options=options)[0][0]
         return self._out(self._next)

@@ -48,6 +48,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from hilo_env.envs.reset_options import reset_seed
 from hilo_env.equation_hilo.rules import RuleSet, resolve
 from hilo_env.equation_hilo.vector import DeckSource, StepResult, VectorGame
 from hilo_env.sampling import sample_legal
@@ -92,7 +93,8 @@ class HiLoVectorEnv(VectorEnv):
                  seed: int | None = None, deal_source: DeckSource | None = None,
                  **overrides: Any) -> None:
         self.rules = resolve(rules, **overrides)
-        self.game = VectorGame(self.rules, num_envs, seed=seed, deal_source=deal_source)
+        self.game = VectorGame(self.rules, num_envs, seed=reset_seed(seed),
+                               deal_source=deal_source)
         self.num_envs = num_envs
         n = self.rules.num_players
         self.single_observation_space = spaces.Box(0.0, float(max(n, 3)),
@@ -142,6 +144,7 @@ class HiLoVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """New matches everywhere; ``options`` may hold ``decks`` and ``hand_seeds`` (first
         hands). A ``seed`` re-seeds the deals and the default random opponents."""
+        reset_seed(seed)
         opts = options or {}
         if not isinstance(opts, dict) or set(opts) - set(RESET_OPTIONS):
             raise ValueError(f"reset options are a dict with keys among {list(RESET_OPTIONS)}, "
@@ -183,11 +186,12 @@ class HiLoVectorEnv(VectorEnv):
         return self.game.observe(), rew.astype(np.float32), term, np.zeros(N, bool), infos
 
     def action_masks(self) -> np.ndarray:
-        """(N, n_actions) bool: the learner's legal actions now."""
+        """(N, n_actions) bool: the learner's legal actions now, a copy of the env's own
+        (built once per step)."""
         self._check_usable()
         if self._masks is None:
             self._masks = self.game.action_masks().view(bool)
-        return self._masks
+        return self._masks.copy()
 
     @contextlib.contextmanager
     def _breaks_on_failure(self) -> Iterator[None]:

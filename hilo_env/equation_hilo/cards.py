@@ -122,7 +122,8 @@ def parse_deck(cards: Iterable[int | str]) -> list[int]:
     """Distinct card ids from ids or text forms, in order.
 
     Each ``x`` or ``r`` takes the next unused id of its kind, so ``["x", "x"]`` gives
-    ``[44, 45]``. A repeated card or a fifth special of a kind raises ValueError.
+    ``[44, 45]``. A repeated card, a fifth special of a kind or an item that is neither an id
+    nor a text (a bool included: ``True`` is no card 1) raises ValueError.
     """
     out: list[int] = []
     used: set[int] = set()
@@ -135,7 +136,8 @@ def parse_deck(cards: Iterable[int | str]) -> list[int]:
                     card += 1
                 if card == last:
                     raise ValueError(f"the deck has only 4 cards of kind {item!r}")
-        elif isinstance(item, int | np.integer) and 0 <= int(item) < DECK_SIZE:
+        elif isinstance(item, int | np.integer) and not isinstance(item, bool) and \
+                0 <= int(item) < DECK_SIZE:
             card = int(item)
         else:
             raise ValueError(f"card {item!r} is not a card id 0..{DECK_SIZE - 1} or a card text")

@@ -56,7 +56,8 @@ as their ranks among the table's distinct distances (:func:`distance_ranks`), so
 decides every tie exactly as float64 does.
 
 **Bad input.** An action is an integer (a float or bool action raises TypeError when the
-function is traced); an integer that is no legal action is pgx's illegal action above.
+function is traced); an integer that is no legal action is pgx's illegal action above, one
+outside the action space too, whatever its integer type (:meth:`EquationHiLo.action_id`).
 ``observe``'s ``player`` is a seat 0..n-1: a concrete one outside raises ValueError, a traced
 one outside gives an all-NaN observation. A deck is the 52 card ids once each and a hand seed
 two uint32 words: :func:`check_deal` refuses others, and ``init_from_deal``,
@@ -377,6 +378,20 @@ class EquationHiLo:
         seated = (seat >= 0) & (seat < self.n)
         return jnp.where(seated, self._observe(state, seat), jnp.nan)
 
+    def action_id(self, action: Any) -> jax.Array:
+        """``action`` (an integer of any type, or an array of them) as int32, an integer
+        outside 0..num_actions-1 as -1, the illegal action: a plain cast would wrap 2**32 to
+        0 (fold) and refuse a Python 2**31. A float or bool raises TypeError. Under ``jit`` or
+        ``vmap`` JAX has cast a 64-bit argument to int32 before this sees it (unless 64-bit
+        types are enabled): pass actions as int32, as policies make them."""
+        _check_integer("an action", action)
+        if not _traced(action):  # concrete: compared as it is, whatever its integer type
+            given = np.asarray(action)
+            return jnp.asarray(np.where((given >= 0) & (given < self._num_actions), given, -1)
+                               .astype(np.int32))
+        inside = (action >= 0) & (action < self._num_actions)
+        return jnp.where(inside, action.astype(I32), -1)
+
     # ---- chance as data ---------------------------------------------------------------------
 
     def init_from_deal(self, deck: jax.Array, hand_seed: jax.Array) -> State:
@@ -412,10 +427,9 @@ class EquationHiLo:
         """:meth:`play`, the next hand ``chance(need)``: a deck and seed, used where a new
         hand starts (``need``; elsewhere anything of their shapes), so that it may be drawn
         there only."""
-        _check_integer("an action", action)
-        action = jnp.asarray(action, I32)
+        action = self.action_id(action)
         legal = state.legal_action_mask[jnp.clip(action, 0, self._num_actions - 1)] \
-            & (action >= 0) & (action < self._num_actions)
+            & (action >= 0)
         actor = state.current_player
         s = state.replace(hand_over=jnp.bool_(False), match_over=jnp.bool_(False),
                           _step_count=state._step_count + 1)
