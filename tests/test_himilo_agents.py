@@ -124,5 +124,6 @@ def test_the_value_agent_multiplies_on_one_blas_thread(monkeypatch) -> None:
     env_round = Round(rules, np.random.default_rng(0))
     encoder = Encoder(rules)
     seat = env_round.current_player
-    bot.act(encoder.encode(env_round, seat), action_mask(env_round))
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):  # more than one outside it
+        bot.act(encoder.encode(env_round, seat), action_mask(env_round))
     assert seen and set(seen) == {1}
