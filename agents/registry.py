@@ -176,7 +176,9 @@ def needs_extra(name: str, game: str | None = None) -> str | None:
     starts."""
     if name.startswith(RLLIB_PREFIX):
         return "rllib"
-    if name.startswith(PPO_PREFIX) and not name.endswith(".npz"):
+    factory = _table(game).get(name)
+    if (name.startswith(PPO_PREFIX) and not name.endswith(".npz")) \
+            or getattr(factory, "extra", None) == "train":
         return "train"
     return None
 
