@@ -53,9 +53,9 @@ def test_a_shipped_policy_plays_the_probabilities_its_sb3_model_played(path):
 
 
 def test_the_shipped_ppo_agents_play_without_torch():
-    code = ("import sys\nfrom hilo_env import agents\n"
+    code = ("import sys\nfrom hilo_env import agents, games\n"
             "for game, players in (('hilo', 2), ('hilo', 4), ('lohi', 2), ('himilo', 4)):\n"
-            "    rules = agents.registry.games.get(game).rules(None, players)\n"
+            "    rules = games.get(game).rules(None, players)\n"
             "    bot = agents.make('ppo', rules, game=game)\n"
             "    assert type(bot).__name__ == 'JaxPolicyAgent', bot\n"
             "assert 'torch' not in sys.modules and 'sb3_contrib' not in sys.modules\n")
