@@ -169,11 +169,12 @@ class TeamAgent(Agent):
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent, "team": TeamAgent,
-    "ppo": shipped_model("ppo", {4: MODELS / "himilo_ppo_4p.zip"}, game="himilo"),
+    "ppo": shipped_model("ppo", {4: MODELS / "himilo_ppo_4p.npz"}, game="himilo"),
     "value": himilo_value.shipped({n: MODELS / f"himilo_value_{n}p.npz" for n in (3, 4, 5)}),
 }
 """Hi MiLo!'s agents by name: ``random`` (uniform over the mask), ``team``, ``ppo`` (the
-shipped MaskablePPO policy, one model per player count: ``agents/models/himilo_ppo_*p.zip``)
+shipped MaskablePPO policy, one model per player count: ``agents/models/himilo_ppo_*p.npz``,
+played in NumPy)
 and ``value`` (the shipped after-state value networks, :mod:`agents.himilo_value`:
 ``agents/models/himilo_value_*p.npz``)."""
 

@@ -16,7 +16,7 @@ the cards still unseen, the cards it passed, the bids, the trick counts and the 
 MLP, tanh between layers (:func:`hilo_env.agents.jax_policy.mlp`), kept as a ``.npz`` of
 ``value.<i>.w`` and ``value.<i>.b`` with its rules beside it (``model.npz.rules.yaml``, as
 :func:`agents.ppo.save_model` writes): an agent made for other rules is refused as a PPO
-model is. Playing it needs NumPy only.
+model is; one with weights that are not finite is refused. Playing it needs NumPy only.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 
 from hilo_env import games
 from hilo_env.agents.base import Agent, check_observations
-from hilo_env.agents.jax_policy import load_policy, mlp, save_policy
+from hilo_env.agents.jax_policy import load_policy, mlp, one_blas_thread, save_policy
 from hilo_env.agents.ppo import model_rules_note, rules_path
 from hilo_env.himilo import actions as A
 from hilo_env.himilo.afterstate import Afterstates
@@ -116,8 +116,10 @@ class ValueAgent(Agent):
         self.layers = layers
 
     def values(self, after_states: np.ndarray) -> np.ndarray:
-        """The network's chance of a team win from each after-state."""
-        return win_probability(self.layers, after_states, self.rules.num_players)
+        """The network's chance of a team win from each after-state (BLAS on one thread,
+        :func:`agents.jax_policy.one_blas_thread`)."""
+        with one_blas_thread():
+            return win_probability(self.layers, after_states, self.rules.num_players)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)

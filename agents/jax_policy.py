@@ -15,11 +15,19 @@ A saved policy ``model.npz`` keeps its game and rules in ``model.npz.rules.yaml`
 games with an observation layout, the slices it reads in ``model.npz.observation.yaml``
 (:func:`agents.ppo.save_model`'s files): the agent is checked against them as
 :class:`~agents.ppo.PPOAgent` checks a MaskablePPO model, and reads only the slices it was
-trained on. By name: ``jax:PATH`` (:mod:`agents.registry`).
+trained on. By name: ``jax:PATH`` (:mod:`agents.registry`). A MaskablePPO model converted to
+this format (:mod:`agents.convert`) plays the same way: the shipped ``ppo`` agents are such
+networks, and ``ppo:PATH`` plays one whose ``PATH`` ends in ``.npz``.
+
+Weights that are not all finite are refused when a network is read. An agent's matrix
+products run with one BLAS thread (:func:`one_blas_thread`): they are small, and on a busy
+machine more threads only wait for each other.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import zipfile
 import zlib
@@ -56,6 +64,26 @@ def masked_log_probs(logits: Any, mask: Any, xp: Any = np) -> Any:
     return logits - _logsumexp(logits, xp)
 
 
+@functools.cache
+def _blas_controller() -> Any:
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """A context in which NumPy's BLAS runs on one thread, by ``threadpoolctl`` where it is
+    installed (it is no core dependency; without it the context does nothing). An agent's
+    products are a few hundred rows at most: threads buy little there, and on a machine whose
+    cores are busy, each call's threads spin while they wait for each other."""
+    controller = _blas_controller()
+    if controller is None:
+        return contextlib.nullcontext()
+    return controller.limit(limits=1, user_api="blas")
+
+
 def _logsumexp(x: Any, xp: Any) -> Any:
     top = x.max(axis=-1, keepdims=True)
     return top + xp.log(xp.exp(x - top).sum(axis=-1, keepdims=True))
@@ -73,7 +101,7 @@ def unflatten(arrays: dict[str, np.ndarray], where: str = "network",
               heads: tuple[str, ...] = HEADS) -> Params:
     """The network of the ``.npz``'s named arrays, its ``heads``; ValueError naming
     ``where`` if they are not layers that chain (each layer's inputs the previous one's
-    outputs)."""
+    outputs) or hold a weight that is not finite (NaN or infinite)."""
     params: Params = {}
     for head in heads:
         layers, i = [], 0
@@ -82,6 +110,9 @@ def unflatten(arrays: dict[str, np.ndarray], where: str = "network",
             if b is None or w.ndim != 2 or b.shape != (w.shape[1],) or (
                     layers and layers[-1][0].shape[1] != w.shape[0]):
                 raise ValueError(f"{where}: layer {head}.{i} does not fit the layers before it")
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise ValueError(f"{where}: layer {head}.{i} holds weights that are not finite "
+                                 "(NaN or infinite)")
             layers.append((w, b))
             i += 1
         if not layers:
@@ -95,6 +126,14 @@ def unflatten(arrays: dict[str, np.ndarray], where: str = "network",
     return params
 
 
+def write_network(params: Params, path: str | Path) -> None:
+    """The network as an ``.npz`` archive at ``path``, alone (:func:`save_policy` adds its
+    rules)."""
+    buffer = io.BytesIO()  # np.savez would add .npz to a name without it
+    np.savez(buffer, **flatten(params))
+    Path(path).write_bytes(buffer.getvalue())
+
+
 class _Weights:
     """What :func:`agents.ppo.save_model` saves: the network as an ``.npz`` archive."""
 
@@ -102,9 +141,7 @@ class _Weights:
         self.params = params
 
     def save(self, path: Path) -> None:
-        buffer = io.BytesIO()  # np.savez would add .npz to a name without it
-        np.savez(buffer, **flatten(self.params))
-        Path(path).write_bytes(buffer.getvalue())
+        write_network(self.params, path)
 
 
 def save_policy(params: Params, path: str | Path, rules: Any, game: str | None = None) -> Path:
@@ -125,17 +162,20 @@ def load_policy(path: str | Path, heads: tuple[str, ...] = HEADS) -> Params:
 
 
 class JaxPolicyAgent(PPOAgent):
-    """Plays a network saved by the JAX trainer, in NumPy; checked against its rules and
-    spaces when made, as :class:`PPOAgent` is. ``deterministic`` picks the most likely legal
-    action; otherwise actions are sampled from the agent's ``rng``."""
+    """Plays a network saved in this format, in NumPy; checked against its rules and spaces
+    when made, as :class:`PPOAgent` is (a model trained for fewer actions than a longer match
+    has chooses among those it knows, with a note). ``deterministic`` picks the most likely
+    legal action, as the MaskablePPO agent does; otherwise actions are sampled from the
+    agent's ``rng``. ``load``: read the network now (else on first use)."""
 
     def __init__(self, rules: Any, path: str | Path, seed: int | None = 0,
                  deterministic: bool = True, allow_other_rules: bool = False,
-                 game: str | None = None) -> None:
+                 game: str | None = None, load: bool = True) -> None:
         super().__init__(rules, path, seed=seed, deterministic=deterministic,
                          allow_other_rules=allow_other_rules, load=False, game=game)
         self.name = f"{JAX_PREFIX}{path}"
-        self.load()
+        if load:
+            self.load()
 
     def load(self) -> Params:
         """The network, loaded and checked on first use."""
@@ -149,15 +189,8 @@ class JaxPolicyAgent(PPOAgent):
             params = load_policy(self.path)
         except ValueError as exc:
             raise ValueError(f"agent {self.name!r}: {exc}") from None
-        whole, actions = self._spaces()
-        size = whole if self.columns is None else self.columns.size
-        inputs, outputs = params["policy"][0][0].shape[0], params["policy"][-1][0].shape[1]
-        if inputs != size:
-            raise ValueError(f"agent {self.name!r}: the network observes shape ({inputs},), "
-                             f"but these rules give observations of shape ({size},)")
-        if outputs != actions:
-            raise ValueError(f"agent {self.name!r}: the network chooses among {outputs} "
-                             f"actions, but these rules have {actions}")
+        self._check_sizes(params["policy"][0][0].shape[0], params["policy"][-1][0].shape[1],
+                          "network")
         self._model = params
         return params
 
@@ -176,11 +209,12 @@ class JaxPolicyAgent(PPOAgent):
         return wide
 
     def log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Log-probabilities of every action, ``(B, D)``, ``(B, A)`` -> ``(B, A)``."""
-        masks = np.asarray(masks, dtype=bool)
-        if not masks.any(axis=-1).all():
-            raise ValueError("an action mask allows no action: nobody may act in this state")
-        logits = mlp(self.load()["policy"], self._model_input(observations))
+        """Log-probabilities of the network's actions, ``(B, D)``, ``(B, A)`` -> ``(B, K)``
+        (``K``: the actions it knows, ``A`` unless fewer)."""
+        masks = self._model_masks(masks)
+        inputs = self._model_input(observations)
+        with one_blas_thread():
+            logits = mlp(self.load()["policy"], inputs)
         return masked_log_probs(logits.astype(np.float64), masks)
 
     def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -196,10 +230,11 @@ class JaxPolicyAgent(PPOAgent):
                              action_mask: np.ndarray) -> np.ndarray:
         """The distribution it plays: the network's when it samples, all on :meth:`act`'s
         action when ``deterministic``."""
+        out = np.zeros(np.shape(action_mask)[-1])
         if self.deterministic:
-            out = np.zeros(np.shape(action_mask)[-1])
             out[self.act(observation, action_mask)] = 1.0
             return out
         probs = np.exp(self.log_probs(np.asarray(observation)[None],
                                       np.asarray(action_mask)[None])[0])
-        return probs / probs.sum()
+        out[:probs.size] = probs
+        return out / out.sum()

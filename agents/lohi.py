@@ -8,7 +8,7 @@
 |               | picks up only when it cannot play (the project's name for the           |
 |               | rule-based baseline of each game)                                       |
 | ``ppo``       | the shipped MaskablePPO policy, one model per player count it was       |
-|               | trained for (``agents/models/lohi_ppo_*p.zip``; the ``train`` extra)    |
+|               | trained for (``agents/models/lohi_ppo_*p.npz``, played in NumPy)        |
 
     from hilo_env.agents import make
     bot = make("heuristic", "standard", seed=0, game="lohi")
@@ -90,7 +90,7 @@ class ShedderAgent(Agent):
 AgentFactory = Callable[[RuleSet, "int | None"], Agent]
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent, "heuristic": ShedderAgent,
-    "ppo": shipped_model("ppo", {n: MODELS / f"lohi_ppo_{n}p.zip" for n in (2, 4)},
+    "ppo": shipped_model("ppo", {n: MODELS / f"lohi_ppo_{n}p.npz" for n in (2, 4)},
                          game="lohi"),
 }
 """The lo-hi agents by name."""

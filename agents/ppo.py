@@ -11,7 +11,8 @@ plays the unshaped game. Fields that set only a match's length (the spec's ``mat
 Equation Hi-Lo's ``hands_per_episode``) may differ too: a model trained on one-hand matches
 plays each hand of a three-hand match, with a note (:attr:`Agent.rules_note`; what it costs is
 measured in docs/benchmarks.md, "Longer matches"). A model without the file is checked by
-its spaces alone.
+its spaces alone, and its note says it is assumed to have been trained under the rules it
+plays.
 
 For games whose spec names an ``observation_layout`` (Equation Hi-Lo, lo-hi), a model also
 keeps the observation slices it reads, ``model.observation.yaml`` (the layout's names, in
@@ -136,15 +137,30 @@ def trained_rules_note(name: str, spec: GameSpec, trained: Any, asked: Any,
     return f"{name} plays under other rules than it was trained under ({fields})"
 
 
+def rules_name(game: GameSpec, rules: Any) -> str:
+    """``rules`` as people name them: the preset they are at their player count (``standard
+    rules, 2 players``), else ``rules of no preset, N players``."""
+    players = rules.num_players
+    for preset in game.presets:
+        try:
+            if game.rules(preset, players) == rules:
+                return f"{preset} rules, {players} players"
+        except ValueError:  # a preset that does not seat that many
+            continue
+    return f"rules of no preset, {players} players"
+
+
 def model_rules_note(model_path: str | Path, name: str, game: GameSpec, rules: Any,
                      allow_other_rules: bool = False) -> str:
     """The note agent ``name`` of ``game`` carries when it plays the model saved at
-    ``model_path`` under ``rules`` (:func:`trained_rules_note`; "" when the model keeps no
-    rules beside it); ValueError for a model of another game, or of other rules (unless
-    they differ only in reward and match fields, or ``allow_other_rules``)."""
+    ``model_path`` under ``rules`` (:func:`trained_rules_note`; for a model that keeps no
+    rules beside it, what it is assumed to have been trained under: the rules it plays);
+    ValueError for a model of another game, or of other rules (unless they differ only in
+    reward and match fields, or ``allow_other_rules``)."""
     path = rules_path(model_path)
     if not path.is_file():
-        return ""
+        return (f"{name} keeps no rules file ({path.name}): it is assumed to have been trained "
+                f"for {game.title} under the rules it plays ({rules_name(game, rules)})")
     try:
         trained_game, trained = read_rules(path)
     except ValueError as exc:
@@ -181,6 +197,9 @@ class PPOAgent(ModelAgent):
         self._sizes: tuple[int, int] | None = None
         self.columns: np.ndarray | None = None
         """The observation entries the model reads (its ``.observation.yaml``); None: all."""
+        self.other_rules = False
+        """Whether its rules file names other rules than those it plays (the note says
+        which)."""
         self.known_actions: int | None = None
         """The model's action count where rules it may play under (a longer match: Equation
         Hi-Lo's cap grows when players are knocked out) have more: it picks among the first
@@ -229,6 +248,7 @@ class PPOAgent(ModelAgent):
         in their reward and match fields (when they are known); note the differences."""
         self.rules_note = model_rules_note(self.path, self.name, self.game, self.rules,
                                            self.allow_other_rules)
+        self.other_rules = rules_path(self.path).is_file() and bool(self.rules_note)
 
     def _read_columns(self) -> None:
         """The observation entries the model reads, from its ``.observation.yaml`` if any."""
@@ -264,23 +284,35 @@ class PPOAgent(ModelAgent):
         space = model.observation_space
         self._dict_obs = hasattr(space, "spaces") and "observation" in space.spaces
         shape = space["observation"].shape if self._dict_obs else space.shape
+        if len(shape) != 1:
+            whole, _ = self._spaces()
+            raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
+                             f"but these rules give observations of shape ({whole},)")
+        known = getattr(model.action_space, "n", None)
+        self._check_sizes(shape[0], known if isinstance(known, (int, np.integer))
+                          else model.action_space)
+        return model
+
+    def _check_sizes(self, observes: int, chooses: Any, what: str = "model") -> None:
+        """Refuse a ``what`` that reads ``observes`` numbers where these rules give another
+        count, or chooses among ``chooses`` actions where they have another, unless it is
+        made for other rules than its own (its :attr:`rules_note`) and chooses among fewer:
+        then it picks among those (:attr:`known_actions`), and the note says so."""
         whole, actions = self._spaces()
         size = whole if self.columns is None else self.columns.size
-        if tuple(shape) != (size,):
-            raise ValueError(f"agent {self.name!r}: the model observes shape {tuple(shape)}, "
+        if observes != size:
+            raise ValueError(f"agent {self.name!r}: the {what} observes shape ({observes},), "
                              f"but these rules give observations of shape ({size},)")
-        known = getattr(model.action_space, "n", None)
-        if known != actions:
-            if not (self.rules_note and isinstance(known, (int, np.integer))
-                    and 0 < known < actions):
-                raise ValueError(f"agent {self.name!r}: the model chooses among "
-                                 f"{getattr(model.action_space, 'n', model.action_space)} "
-                                 f"actions, but these rules have {actions}")
-            self.known_actions = known = int(known)
-            last = self.game.action_to_string(known - 1)
-            self.rules_note += (f"; it never chooses beyond {last!r}, the last of the {known} "
-                                "actions it was trained with")
-        return model
+        if chooses == actions:
+            return
+        if not (self.other_rules and isinstance(chooses, (int, np.integer))
+                and 0 < chooses < actions):
+            raise ValueError(f"agent {self.name!r}: the {what} chooses among {chooses} "
+                             f"actions, but these rules have {actions}")
+        self.known_actions = known = int(chooses)
+        last = self.game.action_to_string(known - 1)
+        self.rules_note += (f"; it never chooses beyond {last!r}, the last of the {known} "
+                            "actions it was trained with")
 
     def whole_observation_parameters(self) -> dict[str, Any]:
         """The policy's parameters for a model that reads today's whole observation: the same

@@ -14,18 +14,20 @@ Equation Hi-Lo's table is :data:`AGENTS`:
 |                 | solution of the ``tiny`` rules (those rules only)              |
 | ``ppo``         | the shipped MaskablePPO policy: ``ppo_population`` (below) at  |
 |                 | 2 players, ``ppo_3p`` ... ``ppo_6p`` at 3 to 6                 |
-| ``ppo_population`` | ``agents/models/ppo_population.zip``: standard rules, 2     |
+| ``ppo_population`` | ``agents/models/ppo_population.npz``: standard rules, 2     |
 |                 | players; ``ppo_standard`` trained on by ``hilo population      |
 |                 | ppo_population`` (PSRO-style, against past agents and best     |
 |                 | responses to them)                                             |
-| ``ppo_standard``| ``agents/models/ppo_standard.zip``: standard rules, 2 players; |
+| ``ppo_standard``| ``agents/models/ppo_standard.npz``: standard rules, 2 players; |
 |                 | trained by ``hilo train ppo_standard`` (the ``ppo`` of earlier |
 |                 | releases)                                                      |
-| ``ppo_3p`` ...  | ``agents/models/ppo_3p.zip`` ... ``ppo_6p.zip``: standard      |
+| ``ppo_3p`` ...  | ``agents/models/ppo_3p.npz`` ... ``ppo_6p.npz``: standard      |
 | ``ppo_6p``      | rules at 3 ... 6 players, one model per count; trained by      |
 |                 | ``hilo train ppo_3p`` ... ``ppo_6p``                           |
 | ``ppo:PATH``    | :class:`agents.ppo.PPOAgent`, a MaskablePPO model (needs the   |
-|                 | ``train`` extra: torch, stable-baselines3, sb3-contrib)        |
+|                 | ``train`` extra: torch, stable-baselines3, sb3-contrib); a     |
+|                 | ``PATH`` ending in ``.npz`` is one converted to NumPy          |
+|                 | (:mod:`agents.convert`), played as ``jax:PATH`` (no extra)     |
 | ``rllib:PATH``  | :class:`agents.rllib.RLlibAgent`, an RLlib policy folder or    |
 |                 | algorithm checkpoint (needs the ``rllib`` extra: ray, torch)   |
 | ``jax:PATH``    | :class:`agents.jax_policy.JaxPolicyAgent`, a network saved by  |
@@ -35,6 +37,10 @@ Equation Hi-Lo's table is :data:`AGENTS`:
 
 A game may also play saved models of its own kinds by prefix (its spec's ``model_agents``):
 Hi MiLo!'s ``value:PATH`` is a network of :mod:`agents.himilo_value`.
+
+The shipped MaskablePPO policies of every game are kept converted to NumPy
+(:mod:`agents.convert`) and played by :class:`agents.jax_policy.JaxPolicyAgent`: they need no
+extra, and a learner may start from them (:func:`shipped_networks`).
 """
 
 from __future__ import annotations
@@ -59,18 +65,19 @@ RLLIB_AGENT = "hilo_env.agents.rllib:RLlibAgent"
 """Entry point of the ``rllib:PATH`` agent, named rather than imported: that module makes its
 fixed modules' agents with :func:`make`, so the registry stays below it."""
 MODELS = Path(__file__).resolve().parent / "models"
-SHIPPED_PPO = MODELS / "ppo_population.zip"
+SHIPPED_PPO = MODELS / "ppo_population.npz"
 """The trained policy behind the name ``ppo`` at two players."""
-PPO_TABLES: dict[int, Path] = {n: MODELS / f"ppo_{n}p.zip" for n in range(3, 7)}
+PPO_TABLES: dict[int, Path] = {n: MODELS / f"ppo_{n}p.npz" for n in range(3, 7)}
 """The model ``ppo`` plays at each larger table: one trained per player count."""
 SHIPPED_MODELS: dict[str, Path] = {
     "ppo": SHIPPED_PPO,
     "ppo_population": SHIPPED_PPO,
-    "ppo_standard": MODELS / "ppo_standard.zip",
+    "ppo_standard": MODELS / "ppo_standard.npz",
     **{f"ppo_{n}p": path for n, path in PPO_TABLES.items()},
 }
-"""The trained MaskablePPO models shipped with the package, by agent name; ``ppo`` names the
-one we stand behind at two players, and plays :data:`PPO_TABLES` at larger tables."""
+"""The trained MaskablePPO models shipped with the package (converted to NumPy), by agent
+name; ``ppo`` names the one we stand behind at two players, and plays :data:`PPO_TABLES` at
+larger tables."""
 
 
 def shipped_path(name: str, rules: RuleSet) -> Path:
@@ -83,12 +90,12 @@ def shipped_path(name: str, rules: RuleSet) -> Path:
 
 def shipped_model(name: str, tables: Mapping[int, Path] | None = None,
                   game: str | None = None) -> AgentFactory:
-    """The factory of a shipped model's agent of ``game`` (None: Equation Hi-Lo). ``tables``:
-    the model file for each player count (a count without one: ValueError naming those
-    with one); None: Equation Hi-Lo's :func:`shipped_path`."""
+    """The factory of a shipped model's agent of ``game`` (None: Equation Hi-Lo), played in
+    NumPy. ``tables``: the model file for each player count (a count without one:
+    ValueError naming those with one); None: Equation Hi-Lo's :func:`shipped_path`."""
 
     def make(rules: Any, seed: int | None, allow_other_rules: bool = False) -> Agent:
-        from hilo_env.agents.ppo import PPOAgent  # torch stays unimported until asked for
+        from hilo_env.agents.jax_policy import JaxPolicyAgent
 
         if tables is None:
             path = shipped_path(name, rules)
@@ -98,13 +105,13 @@ def shipped_model(name: str, tables: Mapping[int, Path] | None = None,
             raise ValueError(f"agent {name!r} of {games.get(game).title} has models for "
                              f"{', '.join(map(str, sorted(tables)))} players, not "
                              f"{rules.num_players}")
-        agent = PPOAgent(rules, path, seed=seed, game=game, load=False,
-                         allow_other_rules=allow_other_rules)
+        agent = JaxPolicyAgent(rules, path, seed=seed, game=game, load=False,
+                               allow_other_rules=allow_other_rules)
         agent.name = name
         agent.load()
         return agent
 
-    make.extra = "train"  # type: ignore[attr-defined]  # what needs_extra reads
+    make.network = True  # type: ignore[attr-defined]  # what shipped_networks reads
     make.trained = True  # type: ignore[attr-defined]  # takes allow_other_rules (make below)
     return make
 
@@ -175,16 +182,22 @@ def unregister(name: str, game: str | None = None) -> None:
     _added.discard((spec.name, name))
 
 
+def shipped_networks(game: str | None = None) -> list[str]:
+    """The names of ``game``'s shipped MaskablePPO policies (:func:`shipped_model`): networks
+    a learner may start from, and the JAX trainer plays natively."""
+    return [name for name, factory in _table(game).items() if getattr(factory, "network", False)]
+
+
 def needs_extra(name: str, game: str | None = None) -> str | None:
-    """The pip extra an agent's name needs (``train`` for ``ppo`` and ``ppo:PATH``: torch and
-    sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work
+    """The pip extra an agent's name needs (``train`` for ``ppo:PATH`` of a ``.zip``: torch
+    and sb3-contrib; ``rllib`` for ``rllib:PATH``), or None; tools check it before any work
     starts."""
     check_name(name, game)
     if name.startswith(RLLIB_PREFIX):
         return "rllib"
-    table = _table(game)
-    factory = table.get(name)
-    if name.startswith(PPO_PREFIX) or getattr(factory, "extra", None) == "train":
+    factory = _table(game).get(name)
+    if (name.startswith(PPO_PREFIX) and not name.endswith(".npz")) \
+            or getattr(factory, "extra", None) == "train":
         return "train"
     return None
 
@@ -234,6 +247,14 @@ def make(name: str, rules: Any = None, seed: int | None = 0, game: str | None = 
     own = _model_agent(name, game)
     if own is not None:
         return load(own[1])(rules, own[0], seed=seed, allow_other_rules=allow_other_rules)
+    if name.startswith(PPO_PREFIX) and name.endswith(".npz"):
+        from hilo_env.agents.jax_policy import JaxPolicyAgent
+
+        agent = JaxPolicyAgent(rules, name[len(PPO_PREFIX):], seed=seed, load=False,
+                               game=games.get(game).name, allow_other_rules=allow_other_rules)
+        agent.name = name
+        agent.load()
+        return agent
     if name.startswith(PPO_PREFIX):
         from hilo_env.agents.ppo import (
             PPOAgent,  # torch stays unimported until a model is asked for

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 import numpy as np
@@ -363,7 +364,6 @@ def test_a_trained_model_plays_a_longer_match_with_a_note():
     """A match field (Equation Hi-Lo's ``hands_per_episode``) sets only a match's length: a
     model trained on one-hand matches is made for three, and says so; any other field still
     needs allow_other_rules."""
-    pytest.importorskip("sb3_contrib")
     three = RuleSet.preset("standard", hands_per_episode=3)
     bot = agents.make("ppo", three)
     assert bot.rules_note == ("ppo plays under other rules than it was trained under "
@@ -373,7 +373,7 @@ def test_a_trained_model_plays_a_longer_match_with_a_note():
         agents.make("ppo", three.replace(swing=False))
 
 
-def test_ppo_agent_picks_the_actions_sb3_predict_picks():
+def test_ppo_agent_picks_the_actions_sb3_predict_picks(tmp_path):
     """``act_batch`` skips sb3-contrib's ``predict`` for speed: the same argmax, and the same
     draws from torch's random state, on real observations of many decisions."""
     torch = pytest.importorskip("torch")
@@ -381,7 +381,9 @@ def test_ppo_agent_picks_the_actions_sb3_predict_picks():
     from hilo_env.agents.ppo import policy_actions
 
     rules = RuleSet.preset("standard")
-    bot = agents.make("ppo_standard", rules)
+    path = save_model(untrained_model(Encoder(rules).size, A.num_actions(rules.max_cap)),
+                      tmp_path / "model.zip", rules)
+    bot = agents.make(f"ppo:{path}", rules)
     observations, masks = [], []
 
     class Recorder(agents.Agent):
@@ -461,7 +463,6 @@ def test_a_model_reads_the_slices_it_was_trained_on(tmp_path):
 
 
 def test_the_shipped_ppo_standard_reads_the_observation_it_was_trained_on():
-    pytest.importorskip("sb3_contrib")
     from hilo_env.equation_hilo.observation import layout
 
     assert agents.make("ppo", "standard").columns is None  # ppo_population reads it all
@@ -470,3 +471,27 @@ def test_the_shipped_ppo_standard_reads_the_observation_it_was_trained_on():
     assert bot.columns is not None
     assert not set(range(where["round_raises"].start, where["round_raises"].stop)) & set(
         bot.columns.tolist())
+
+
+def test_a_model_without_its_rules_file_says_what_rules_it_is_assumed_to_have(tmp_path):
+    path = tmp_path / "model.npz"
+    shutil.copyfile(agents.registry.SHIPPED_PPO, path)  # no rules file beside it
+    bot = agents.make(f"ppo:{path}", "standard")
+    assert bot.rules_note == (f"ppo:{path} keeps no rules file (model.npz.rules.yaml): it is "
+                              "assumed to have been trained for Equation Hi-Lo under the rules "
+                              "it plays (standard rules, 2 players)")
+    assert "rules of no preset, 2 players" in agents.make(
+        f"ppo:{path}", RuleSet.preset("standard", swing=False)).rules_note
+    assert agents.make("ppo", "standard").rules_note == ""
+
+
+@pytest.mark.parametrize("prefix", ["ppo", "jax"])
+def test_a_network_with_weights_that_are_not_finite_is_refused(tmp_path, prefix):
+    from hilo_env.agents.jax_policy import load_policy, save_policy
+
+    params = load_policy(agents.registry.SHIPPED_PPO)
+    w, b = params["policy"][1]
+    params["policy"][1] = (w, np.full_like(b, np.inf))
+    path = save_policy(params, tmp_path / "inf.npz", RuleSet.preset("standard"))
+    with pytest.raises(ValueError, match=r"layer policy\.1 holds weights that are not finite"):
+        agents.make(f"{prefix}:{path}", "standard")

@@ -111,7 +111,6 @@ def test_a_subclass_of_helpers_keeps_the_fast_path() -> None:
 def test_a_trained_models_subclass_is_played_by_its_act() -> None:
     """``PPOAgent``'s batch path runs the model, and a subclass's own ``act`` replaces it;
     ``JaxPolicyAgent`` (a PPOAgent playing another kind of network) keeps its fast path."""
-    pytest.importorskip("sb3_contrib")
     from hilo_env.agents.jax_policy import JaxPolicyAgent
     from hilo_env.agents.ppo import PPOAgent
     from hilo_env.agents.registry import SHIPPED_PPO
@@ -120,12 +119,12 @@ def test_a_trained_models_subclass_is_played_by_its_act() -> None:
     env = HiLoVectorEnv(rules, num_envs=4, seed=0)
     observations, _ = env.reset(seed=0)
     masks = env.action_masks().astype(np.int8)
-    cls = first_legal(PPOAgent)
+    cls = first_legal(JaxPolicyAgent)
     agent = cls(rules, SHIPPED_PPO)
     assert agent.act_batch(observations, masks).tolist() == \
         [int(np.flatnonzero(m)[0]) for m in masks]
     assert cls.calls == len(masks)
-    model = PPOAgent(rules, SHIPPED_PPO)
+    model = JaxPolicyAgent(rules, SHIPPED_PPO)
     assert model.act_batch(observations, masks).tolist() == \
         [model.act(o, m) for o, m in zip(observations, masks, strict=True)]
     assert JaxPolicyAgent.act is PPOAgent.act  # its act_batch is the fast path of ModelAgent

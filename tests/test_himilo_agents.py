@@ -12,7 +12,7 @@ import pytest
 
 from hilo_env.agents.himilo import TeamAgent, card_power
 from hilo_env.agents.play import play
-from hilo_env.agents.registry import make, names
+from hilo_env.agents.registry import MODELS, make, names
 from hilo_env.cli import main
 from hilo_env.himilo import actions as A
 from hilo_env.himilo import cards
@@ -93,3 +93,37 @@ def test_cli_play_eof(capsys, monkeypatch) -> None:
     code, out, err = run(capsys, monkeypatch, ["play", "--game", "himilo", "--rounds", "1"],
                          "bid high\n")
     assert code == 0 and err == "" and "Bye." in out and "team bots" in out
+
+
+def test_a_value_network_with_weights_that_are_not_finite_is_refused(tmp_path) -> None:
+    from hilo_env.agents import himilo_value
+
+    rules = RuleSet(num_players=4)
+    shipped = himilo_value.load(MODELS / "himilo_value_4p.npz", 4)
+    broken = [(np.full_like(w, np.nan), b) for w, b in shipped]
+    path = himilo_value.save(broken, tmp_path / "nan.npz", rules)
+    with pytest.raises(ValueError, match=r"layer value\.0 holds weights that are not finite"):
+        make(f"value:{path}", rules, game="himilo")
+
+
+def test_the_value_agent_multiplies_on_one_blas_thread(monkeypatch) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from hilo_env.agents import himilo_value
+
+    seen = []
+
+    def counting(layers, x, xp=np):
+        seen.extend(lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                    if lib["user_api"] == "blas")
+        return himilo_value.mlp.__wrapped__(layers, x, xp)
+
+    counting.__wrapped__ = himilo_value.mlp
+    monkeypatch.setattr(himilo_value, "mlp", counting)
+    rules = RuleSet(num_players=4)
+    bot = make("value", rules, game="himilo")
+    env_round = Round(rules, np.random.default_rng(0))
+    encoder = Encoder(rules)
+    seat = env_round.current_player
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):  # more than one outside it
+        bot.act(encoder.encode(env_round, seat), action_mask(env_round))
+    assert seen and set(seen) == {1}

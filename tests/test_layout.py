@@ -225,7 +225,7 @@ def test_the_wheel_installs_only_hilo_env(tmp_path: Path) -> None:
                for p in sorted((ROOT / "configs").glob("*/*.yaml"))]
     assert "hilo_env/configs/train/smoke.yaml" in bundled
     assert "hilo_env/configs/rules/duel.yaml" in bundled
-    for inside in ("hilo_env/agents/baselines.py", "hilo_env/agents/models/ppo_standard.zip",
+    for inside in ("hilo_env/agents/baselines.py", "hilo_env/agents/models/ppo_standard.npz",
                    "hilo_env/training/selfplay.py", "hilo_env/equation_hilo/engine.py",
                    "hilo_env/envs/vector_env.py", *bundled):
         assert inside in names

@@ -166,8 +166,9 @@ class TrainConfig:
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value networks."""
     init_model: str = ""
-    """A saved MaskablePPO model (``.zip``, same rules and ``net_arch``) whose weights the
-    learner starts from; empty: fresh weights."""
+    """A saved MaskablePPO model (``.zip``, or converted to NumPy: ``.npz``,
+    :mod:`agents.convert`; same rules and ``net_arch``) whose weights the learner starts from;
+    empty: fresh weights."""
     imitate: str = ""
     """A registered agent of the game whose play the learner first copies (behaviour
     cloning, ``training.imitation``: it plays every seat of ``imitate_decisions`` decisions),

@@ -10,10 +10,12 @@ over two minutes on an H200 (docs/benchmarks.md, "GPU figures").
 | agent name                          | jitted form                                         |
 |-------------------------------------|-----------------------------------------------------|
 | ``random``                          | the backend's ``random_policy``                     |
-| ``ppo``, ``ppo_standard``, ... ,    | the MaskablePPO model's MLP weights in the trainer's|
-| ``ppo:PATH``                        | network (:func:`sb3_params`), the most likely legal |
+| ``ppo:PATH`` of a ``.zip``          | the MaskablePPO model's MLP weights in the trainer's|
+|                                     | network (:func:`sb3_params`), the most likely legal |
 |                                     | action, as the agent plays (needs the train extra)  |
-| ``jax:PATH``                        | the saved network, the most likely legal action     |
+| ``ppo``, ``ppo_standard``, ... ,    | the saved network (the shipped policies are kept    |
+| ``ppo:PATH`` of an ``.npz``,        | converted), the most likely legal action            |
+| ``jax:PATH``                        |                                                     |
 | ``caller``                          | :func:`caller_form`: the caller's rules on the      |
 |                                     | observation, its discards from the solver's table   |
 | ``heuristic``, the gauntlet's       | :func:`host_play`: the NumPy agent itself, asked    |
@@ -39,8 +41,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from hilo_env import agents, games
+from hilo_env.agents.convert import sb3_params
 from hilo_env.agents.jax_policy import JAX_PREFIX, JaxPolicyAgent, Params, masked_log_probs, mlp
-from hilo_env.agents.registry import PPO_PREFIX, RLLIB_PREFIX, needs_extra
+from hilo_env.agents.registry import PPO_PREFIX, RLLIB_PREFIX, needs_extra, shipped_networks
 from hilo_env.equation_hilo import actions as A
 from hilo_env.equation_hilo import cards, solver
 from hilo_env.equation_hilo.batch_state import NUMBERS_PER_HAND
@@ -49,12 +52,6 @@ from hilo_env.equation_hilo.observation import layout
 from hilo_env.equation_hilo.rules import RuleSet
 
 _DISCARDS = (A.DISCARD_PLUS, A.DISCARD_MINUS, A.DISCARD_MULTIPLY)
-
-SB3_LAYERS = {"policy": ("mlp_extractor.policy_net", "action_net"),
-              "value": ("mlp_extractor.value_net", "value_net")}
-"""Where each head's layers are in an SB3 ``MlpPolicy``'s state dict: the hidden layers
-(``<name>.0``, ``<name>.2``, ... between tanh activations), then the output layer."""
-
 
 def log_probs(params: Params, observation: jax.Array, mask: jax.Array) -> jax.Array:
     """The network's log-probabilities of every action (illegal ones masked)."""
@@ -81,19 +78,6 @@ def play_random(data: Any, observation: jax.Array, mask: jax.Array, key: jax.Arr
                 ) -> jax.Array:
     """A uniform legal action (a :data:`Play` that reads no data)."""
     return random_policy(observation, mask, key)
-
-
-def sb3_params(state_dict: dict[str, Any]) -> Params:
-    """An SB3 ``MlpPolicy``'s weights (its policy state dict, torch tensors or arrays) as the
-    trainer's network: the same function, float32."""
-    params: Params = {}
-    for head, (hidden, out) in SB3_LAYERS.items():
-        names = sorted({k.rsplit(".", 1)[0] for k in state_dict if k.startswith(hidden + ".")},
-                       key=lambda k: int(k.rsplit(".", 1)[1]))
-        params[head] = [(np.asarray(state_dict[f"{name}.weight"], np.float32).T,
-                         np.asarray(state_dict[f"{name}.bias"], np.float32))
-                        for name in [*names, out]]
-    return params
 
 
 def model_params(name: str, rules: Any, game: str | None = None) -> Params:
@@ -176,8 +160,7 @@ def has_jitted_form(name: str, game: str | None = None) -> bool:
 
 def is_network(name: str, game: str | None = None) -> bool:
     """Whether agent ``name`` is a network the JAX trainer plays natively (:func:`model_params`)."""
-    return name.startswith((PPO_PREFIX, JAX_PREFIX)) or (
-        needs_extra(name, game) == "train" and name in agents.names(game))
+    return name.startswith((PPO_PREFIX, JAX_PREFIX)) or name in shipped_networks(game)
 
 
 def host_play(agent: Any) -> Play:

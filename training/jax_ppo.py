@@ -14,7 +14,7 @@ between steps, and the same code runs on the CPU and on a GPU (whatever ``jax`` 
 
 The network is SB3's ``MlpPolicy`` (:mod:`agents.jax_policy`), so a run reads like the sb3
 path and the same config trains either way; ``init_model`` may name a MaskablePPO ``.zip`` of
-the same ``net_arch`` (converted, :func:`training.jax_league.sb3_params`) or a ``jax:``
+the same ``net_arch`` (converted, :func:`agents.convert.sb3_params`) or a ``jax:``
 policy ``.npz``. Between iterations, on the host: snapshots, checkpoints
 (``checkpoints/model_<decisions>.npz``), evaluations (duplicate deals against each baseline,
 :func:`training.selfplay.evaluate_model`, the policy played in NumPy as ``jax:PATH``), logs

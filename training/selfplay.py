@@ -35,7 +35,8 @@ import numpy as np
 import yaml
 
 from hilo_env import agents, games
-from hilo_env.agents.ppo import PPOAgent, save_model
+from hilo_env.agents.convert import start_parameters
+from hilo_env.agents.ppo import save_model
 from hilo_env.envs.aec_learner import AECLearnerVectorEnv
 from hilo_env.envs.sb3 import make_sb3_vec_env
 from hilo_env.envs.vector_env import HiLoVectorEnv
@@ -193,9 +194,8 @@ def build_model(algorithm: Any, config: TrainConfig, vec_env: Any, rules: RuleSe
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
         policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu")
     if config.init_model:  # checked against the rules and spaces as an agent would be
-        start = PPOAgent(rules, config.init_model, game=config.game)
+        params = start_parameters(rules, config.init_model, config.game)
         try:
-            params = start.whole_observation_parameters()
             model.set_parameters(params, exact_match="policy.optimizer" in params)
         except (RuntimeError, ValueError, KeyError) as exc:  # torch's shape or name mismatch
             raise ValueError(f"init_model {config.init_model!r} does not fit net_arch "
