@@ -79,7 +79,7 @@ def browser():
 
 @pytest.fixture
 def page(browser, server) -> Page:
-    context = browser.new_context(viewport={"width": 1150, "height": 900})
+    context = browser.new_context(viewport={"width": 1150, "height": 900}, bypass_csp=True)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))

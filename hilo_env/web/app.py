@@ -339,3 +339,48 @@ def serve(host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
 
     uvicorn.run(create_app(host, token, limit, idle), host=host, port=port,
                 log_level="warning")
+
+
+def reachable_address() -> str:
+    """This machine's address on its network, for a browser on another host (no packet is
+    sent: a UDP socket is only pointed at a non-routable address)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.254.254.254", 1))
+            return probe.getsockname()[0]
+        except OSError:
+            return socket.gethostname()
+
+
+def launch(host: str, port: int, public: bool = False, limit: int = MAX_SESSIONS,
+           idle_minutes: float = IDLE_SECONDS / 60, out: Any = None) -> None:
+    """``hilo serve``: check the options (ValueError naming the one at fault), print the
+    address to open (beyond the loopback: a warning and the token in it), then serve."""
+    import sys
+
+    out = out or sys.stdout
+    if not 1 <= port <= 65535:
+        raise ValueError(f"--port must be 1..65535, not {port}")
+    if limit < 1:
+        raise ValueError(f"--max-games must be at least 1, not {limit}")
+    if not idle_minutes > 0:
+        raise ValueError(f"--idle-minutes must be more than 0, not {idle_minutes}")
+    token = None
+    if is_loopback(host):
+        shown = "[::1]" if host.strip("[]") == "::1" else host
+        print(f"hilo serve: open http://{shown}:{port}/ in a browser (Ctrl-C stops)", file=out)
+    else:
+        if not public:
+            raise ValueError(f"--host {host} serves beyond this machine: any host on its "
+                             "network could play; add --public to do so (every API call "
+                             "then needs the token it prints)")
+        token = secrets.token_urlsafe(24)
+        address = reachable_address() if host in ("0.0.0.0", "::", "[::]") else host
+        print(f"hilo serve: WARNING: serving on {host}, beyond this machine. Anyone who has "
+              "the address below (with its token) can use the table; Ctrl-C stops it.",
+              file=out)
+        print(f"hilo serve: open http://{address}:{port}/?token={token}", file=out)
+    out.flush()
+    serve(host, port, token, limit, idle_minutes * 60)
