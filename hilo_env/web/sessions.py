@@ -403,8 +403,10 @@ class Sessions:
             key, (_, used) = next(iter(self._held.items()))
             if now - used < self.idle:
                 return
-            self._close(key, f"this game was closed after {self.idle / 60:g} minutes "
-                             "without a move (hilo serve --idle-minutes); start a new one")
+            minutes = self.idle / 60
+            self._close(key, f"this game was closed after {minutes:g} minute"
+                             f"{'' if minutes == 1 else 's'} without a move (hilo serve "
+                             "--idle-minutes); start a new one")
 
     def _keep(self, session: Match | ReplayView) -> str:
         key = secrets.token_urlsafe(ID_BYTES)
