@@ -122,7 +122,9 @@ def bench_replay(lengths: list[int]) -> None:
         rng = np.random.default_rng(0)
         for length in lengths:
             data = long_lohi(length)
-            decisions = len(data["episodes"][-1]["actions"])
+            lengths_of = [len(e["actions"]) for e in data["episodes"]]
+            last = lengths_of.index(max(lengths_of))  # the longest game is stepped through
+            decisions = lengths_of[last]
             start = time.perf_counter()
             status, answer = server.call("POST", "/api/replays", data)
             read = time.perf_counter() - start
@@ -130,7 +132,6 @@ def bench_replay(lengths: list[int]) -> None:
             key = answer["id"]
             start = time.perf_counter()
             middle = decisions // 2
-            last = len(data["episodes"]) - 1
             for step in range(middle, middle + FORWARD):
                 status, shown = server.call("GET", f"/api/sessions/{key}?episode={last}"
                                                    f"&step={step}")
