@@ -34,9 +34,9 @@ from hilo_env.agents.play import view
 from hilo_env.replays import Episode, Replay
 from hilo_env.web.limits import MAX_DECISIONS
 
-FORWARD = 500
+FORWARD = 200
 """Steps shown one after another from the middle of each replay."""
-JUMPS = 100
+JUMPS = 50
 """Steps shown at random places (each rebuilt from the checkpoint before it)."""
 PICK_UP = 0.99
 """How often a seat picks up when it may: lo-hi games of thousands of decisions."""
@@ -107,6 +107,15 @@ class Server:
                     return int(line.split()[1]) / 1024
         raise RuntimeError("no VmRSS")
 
+    def cpu_seconds(self) -> float:
+        """The server's CPU time so far, user and system (Linux's /proc): on a shared
+        machine a steadier measure of its work than the wall clock."""
+        import os
+
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(10)
@@ -116,38 +125,34 @@ def bench_replay(lengths: list[int]) -> None:
     server = Server()
     try:
         print(f"server at start: {server.memory_mb():.0f} MB")
-        print("| decisions | bytes | read (s) | µs a decision read | ms a step forward | "
-              "ms a jump | server MB after |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print("| decisions | bytes | read: wall s | read: server CPU s | CPU µs a decision | "
+              "ms a step forward | ms a jump | server MB after |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         rng = np.random.default_rng(0)
         for length in lengths:
             data = long_lohi(length)
             lengths_of = [len(e["actions"]) for e in data["episodes"]]
-            last = lengths_of.index(max(lengths_of))  # the longest game is stepped through
-            decisions = lengths_of[last]
-            start = time.perf_counter()
+            total, longest = sum(lengths_of), lengths_of.index(max(lengths_of))
+            decisions = lengths_of[longest]  # its longest game is shown
+            start, cpu = time.perf_counter(), server.cpu_seconds()
             status, answer = server.call("POST", "/api/replays", data)
-            read = time.perf_counter() - start
+            read, cpu = time.perf_counter() - start, server.cpu_seconds() - cpu
             assert status == 200, answer
-            key = answer["id"]
+            path = f"/api/sessions/{answer['id']}?episode={longest}&step="
             start = time.perf_counter()
             middle = decisions // 2
             for step in range(middle, middle + FORWARD):
-                status, shown = server.call("GET", f"/api/sessions/{key}?episode={last}"
-                                                   f"&step={step}")
+                status, shown = server.call("GET", f"{path}{step}")
                 assert status == 200 and shown["step"] == step, shown
             forward = (time.perf_counter() - start) / FORWARD
             start = time.perf_counter()
             for step in rng.integers(0, decisions + 1, JUMPS).tolist():
-                status, shown = server.call("GET", f"/api/sessions/{key}?episode={last}"
-                                                   f"&step={step}")
+                status, shown = server.call("GET", f"{path}{step}")
                 assert status == 200 and shown["step"] == step, shown
             jump = (time.perf_counter() - start) / JUMPS
-            total = sum(len(e["actions"]) for e in data["episodes"])
-            print(f"| {total:,} ({len(data['episodes'])} games) | "
-                  f"{len(json.dumps(data)):,} | {read:.2f} | "
-                  f"{1e6 * read / total:.0f} | {1e3 * forward:.1f} | {1e3 * jump:.0f} | "
-                  f"{server.memory_mb():.0f} |")
+            print(f"| {total:,} ({len(lengths_of)} games) | {len(json.dumps(data)):,} | "
+                  f"{read:.1f} | {cpu:.1f} | {1e6 * cpu / total:.0f} | {1e3 * forward:.1f} | "
+                  f"{1e3 * jump:.0f} | {server.memory_mb():.0f} |", flush=True)
         data = long_lohi(MAX_DECISIONS + 1)
         start = time.perf_counter()
         status, answer = server.call("POST", "/api/replays", data)

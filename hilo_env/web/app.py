@@ -332,11 +332,23 @@ def create_app(host: str = "127.0.0.1", token: str | None = None,
     return app
 
 
+def warm() -> None:
+    """Ask every agent of every game whether it plays each preset at each player count (the
+    answers are kept: :func:`hilo_env.web.fitting.refusal`)."""
+    for name in games.names():
+        spec = games.get(name)
+        for preset, counts in seat_counts(name).items():
+            for n in counts:
+                fitting(spec.name, spec.rules(preset, n))
+
+
 def serve(host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
           limit: int = MAX_SESSIONS, idle: float = IDLE_SECONDS) -> None:
-    """Run the app with uvicorn until interrupted."""
+    """Run the app with uvicorn until interrupted; meanwhile, ask every agent of every table
+    whether it fits (:func:`warm`), so the page's first lists come at once."""
     import uvicorn
 
+    threading.Thread(target=warm, name="hilo-warm", daemon=True).start()
     uvicorn.run(create_app(host, token, limit, idle), host=host, port=port,
                 log_level="warning")
 

@@ -42,7 +42,7 @@ from hilo_env.agents.base import NoProbabilities
 from hilo_env.agents.play import PERSON, Seats, narration, view
 from hilo_env.agents.registry import make
 from hilo_env.replays import Episode, Replay, from_json
-from hilo_env.table import Table
+from hilo_env.table import Table, count
 from hilo_env.web.fitting import refusal
 from hilo_env.web.limits import Refused, check_replay
 
@@ -287,7 +287,8 @@ class ReplayView:
         for number, episode in enumerate(self.replay.episodes):
             if episode.seats and len(episode.seats) != n:
                 raise Refused(f"not a replay this table can show: field 'episodes[{number}]"
-                              f".seats' names {len(episode.seats)} seats; the game has {n}")
+                              f".seats' names {count(len(episode.seats), 'seat')}; the game "
+                              f"has {n}")
         total = sum(len(e.actions) for e in self.replay.episodes)
         self.spacing = max(MIN_SPACING, math.ceil(total / CHECKPOINTS))
         self.checkpoints = self._checkpoints()
