@@ -428,3 +428,14 @@ def test_lo_hi_names_the_cards_a_play_takes_and_no_dealer(page) -> None:
             assert card in hand
     deal(page, "hilo")
     assert page.is_visible("#legend-dealer")
+
+
+def test_a_rematch_deals_again_and_the_scores_add_up(page) -> None:
+    deal(page, "lohi")
+    play_to_the_end(page)
+    first = page.evaluate("state.id")
+    assert page.locator("#scores tr").count() == 3  # the heading, one game, the total
+    page.click("#rematch")
+    page.wait_for_function(f"state.id !== {first!r}")
+    play_to_the_end(page)
+    assert "2 matches" in page.inner_text("#scores")

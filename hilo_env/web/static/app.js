@@ -6,7 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { mode: "play", games: [], id: null, view: null, busy: false, timer: null,
                 running: false, step: 0, episode: 0, viewer: "", lastCentre: null,
-                lastMatch: null, fits: {} };
+                lastMatch: null, fits: {}, series: {} };
 const THINKING_AFTER_MS = 300;
 const query = new URLSearchParams(location.search);
 // how long the page waits before each agent's move in play (?delay=MS sets the first choice)
@@ -358,10 +358,26 @@ function showScores(view) {
     tr.append(el("td", {}, String(e + 1)), ...row.map((v) => el("td", {}, fmt(v))));
     return tr;
   });
+  const sums = names.map((_, s) => scores.reduce((a, r) => a + r[s], 0));
   const total = el("tr", { class: "total" });
-  total.append(el("td", {}, "total"),
-               ...names.map((_, s) => el("td", {}, fmt(scores.reduce((a, r) => a + r[s], 0)))));
-  box.replaceChildren(el("caption", {}, "Scores"), head, ...rows, total);
+  total.append(el("td", {}, "total"), ...sums.map((v) => el("td", {}, fmt(v))));
+  const lines = [el("caption", {}, "Scores"), head, ...rows, total];
+  if (view.match_over && state.lastMatch) {
+    // matches of the same settings (Rematch) add up, in this tab
+    const key = JSON.stringify({ ...state.lastMatch, seed: undefined });
+    const series = state.series[key] || (state.series[key] = { ids: [], sums: sums.map(() => 0) });
+    if (!series.ids.includes(state.id)) {
+      series.ids.push(state.id);
+      series.sums = series.sums.map((v, s) => v + sums[s]);
+    }
+    if (series.ids.length > 1) {
+      const across = el("tr", { class: "total" });
+      across.append(el("td", {}, `${series.ids.length} matches`),
+                    ...series.sums.map((v) => el("td", {}, fmt(v))));
+      lines.push(across);
+    }
+  }
+  box.replaceChildren(...lines);
 }
 
 function fmt(value) {
