@@ -360,7 +360,8 @@ def test_the_end_of_a_hand_is_told_in_lines_not_a_terminal_dump(client, game) ->
 
 
 def test_the_page_draws_no_symbol_debian_fonts_lack(client) -> None:
-    page = client.get("/").text + client.get("/static/app.js").text
+    page = "".join(client.get(path).text for path in ("/", "/static/app.js",
+                                                      "/static/style.css"))
     assert not set("⏮⏭⏳") & set(page)
 
 
