@@ -305,6 +305,20 @@ def test_a_game_closed_for_idling_or_for_room_says_which() -> None:
     assert len(held) == 0
 
 
+def test_replays_held_together_are_bounded_in_decisions() -> None:
+    data = long_lohi(300)
+    decisions = len(data["episodes"][0]["actions"])
+    held = Sessions(decisions_held=2 * decisions)
+    first, second = held.new_replay(data), held.new_replay(data)
+    match = held.new_match({"game": "lohi"})
+    held.get(first)  # the second is now the idlest replay
+    third = held.new_replay(data)
+    with pytest.raises(sessions.Refused, match=r"replays of at most .* decisions together"):
+        held.get(second)
+    for key in (first, third, match):
+        held.get(key)
+
+
 # ---- 9. odd input: 400, not 500 -------------------------------------------------------
 
 def test_a_replay_with_fewer_seat_names_than_players_is_refused(client) -> None:

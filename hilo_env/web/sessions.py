@@ -21,9 +21,11 @@ only, and neither the seed nor the replay (from which every card follows) until 
 over; a spectator (watch, replay) sees none, or one seat's when it asks.
 
 A replay keeps a few states of each episode (checkpoints, at most about
-:data:`CHECKPOINTS` an episode plus one at its start) and rebuilds the one asked for from the
-nearest before it, so reading it costs time linear in its decisions and memory bounded by
-the limits; stepping forward one decision at a time steps one state on.
+:data:`CHECKPOINTS` an episode, at least :data:`MIN_SPACING` decisions apart) and rebuilds
+the one asked for from the nearest before it, so reading it costs time linear in its
+decisions and memory bounded by the limits; stepping forward one decision at a time steps one
+state on. The replays held together keep at most :data:`MAX_DECISIONS_HELD` decisions: the
+idlest is closed to make room.
 """
 
 from __future__ import annotations
@@ -56,7 +58,10 @@ LOG_LINES = 12
 """Narration lines a view carries (the latest)."""
 ID_BYTES = 18
 CHECKPOINTS = 32
-"""States a replay keeps of each episode besides its start (fewer for a short one)."""
+"""States a replay keeps of each episode (fewer for a short one)."""
+MAX_DECISIONS_HELD = 2_000_000
+"""Decisions of all the replays held at once (20 of the longest, :data:`limits.MAX_DECISIONS`
+each)."""
 MIN_SPACING = 64
 """Decisions at least between two of a replay's checkpoints."""
 TOP_PROBABILITIES = 6
@@ -289,24 +294,26 @@ class ReplayView:
                 raise Refused(f"not a replay this table can show: field 'episodes[{number}]"
                               f".seats' names {count(len(episode.seats), 'seat')}; the game "
                               f"has {n}")
-        total = sum(len(e.actions) for e in self.replay.episodes)
-        self.spacing = max(MIN_SPACING, math.ceil(total / CHECKPOINTS))
+        self.decisions = sum(len(e.actions) for e in self.replay.episodes)
+        self.spacings = [max(MIN_SPACING, math.ceil(len(e.actions) / CHECKPOINTS))
+                         for e in self.replay.episodes]
         self.checkpoints = self._checkpoints()
         self.lock = threading.RLock()
         self._cursor: tuple[int, int, Any, list[tuple[int, int]], list[int | None]] | None = None
 
     def _checkpoints(self) -> list[list[tuple[Any, list[int | None]]]]:
-        """Each episode's states every :attr:`spacing` decisions (copies), each with the last
-        action of every seat before it: one pass over the replay."""
+        """Each episode's states every :attr:`spacings` decisions (copies), each with the
+        last action of every seat before it: one pass over the replay."""
         out = []
-        for episode, state in zip(self.replay.episodes, self.replay.states(), strict=False):
+        for episode, state, spacing in zip(self.replay.episodes, self.replay.states(),
+                                           self.spacings, strict=False):
             marks, last = [], [None] * len(self.names)
             for step, action in enumerate(episode.actions):
-                if step % self.spacing == 0:
+                if step % spacing == 0:
                     marks.append((state.clone(), last[:]))
                 last[state.current_player] = action
                 state.step(action)
-            if len(episode.actions) % self.spacing == 0:
+            if len(episode.actions) % spacing == 0:
                 marks.append((state.clone(), last[:]))
             out.append(marks)
         return out
@@ -314,15 +321,15 @@ class ReplayView:
     def _at(self, episode: int, step: int) -> tuple[Any, list[tuple[int, int]], list[int | None]]:
         """The state before decision ``step`` of ``episode`` (its own copy), the ``(seat,
         action)`` of up to :data:`LOG_LINES` decisions before it, and each seat's last action."""
-        actions = self.replay.episodes[episode].actions
+        actions, spacing = self.replay.episodes[episode].actions, self.spacings[episode]
         cursor = self._cursor
         if cursor is not None and cursor[0] == episode and cursor[1] <= step < \
-                cursor[1] + self.spacing:
+                cursor[1] + spacing:
             _, at, state, recent, last = cursor
         else:
-            start = max(0, step - LOG_LINES) // self.spacing
+            start = max(0, step - LOG_LINES) // spacing
             mark, last = self.checkpoints[episode][start]
-            at, state, recent, last = start * self.spacing, mark.clone(), [], last[:]
+            at, state, recent, last = start * spacing, mark.clone(), [], last[:]
         for action in actions[at:step]:
             seat = state.current_player
             recent.append((seat, action))
@@ -380,15 +387,18 @@ class ReplayView:
 
 class Sessions:
     """Every game the server holds, by id (module docstring): at most ``limit``, each closed
-    after ``idle`` seconds untouched; a closed game's id is remembered (a few times
-    ``limit`` of them) so its tab is told why."""
+    after ``idle`` seconds untouched, replays of at most ``decisions_held`` decisions
+    together; a closed game's id is remembered (a few times ``limit`` of them) so its tab is
+    told why."""
 
     def __init__(self, limit: int = MAX_SESSIONS, idle: float = IDLE_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 decisions_held: int = MAX_DECISIONS_HELD) -> None:
         if limit < 1 or idle <= 0:
             raise ValueError(f"a server holds at least 1 game for some time, not {limit} "
                              f"games for {idle} s")
         self.limit, self.idle, self.clock = limit, idle, clock
+        self.decisions_held = decisions_held
         self._held: OrderedDict[str, tuple[Match | ReplayView, float]] = OrderedDict()
         self._closed: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -419,8 +429,22 @@ class Sessions:
                             f"this game was closed to make room: the server holds at most "
                             f"{self.limit} games (hilo serve --max-games), and this one was "
                             "idle longest; start a new one")
+            if isinstance(session, ReplayView):
+                self._make_room(session.decisions)
             self._held[key] = (session, now)
         return key
+
+    def _make_room(self, decisions: int) -> None:
+        """Close the idlest replays until ``decisions`` more fit :attr:`decisions_held`."""
+        replays = [(k, s) for k, (s, _) in self._held.items() if isinstance(s, ReplayView)]
+        held = sum(s.decisions for _, s in replays)
+        for key, replay in replays:
+            if held + decisions <= self.decisions_held:
+                return
+            held -= replay.decisions
+            self._close(key, f"this replay was closed to make room: the server keeps "
+                             f"replays of at most {self.decisions_held:,} decisions together, "
+                             "and this one was idle longest; open it again")
 
     def get(self, key: Any) -> Match | ReplayView:
         """The game behind ``key``; Refused (404) for an id this server does not hold, saying
