@@ -384,6 +384,7 @@ def test_an_agents_probabilities_are_shown_beside_its_move(open_page, width) -> 
     shares = [float(t.rstrip("%")) for t in page.locator("#thought .prob-p").all_inner_texts()]
     assert abs(sum(shares) - 100) < 1 or rows == 6
     if width == WIDTHS[1]:
+        page.locator("#thought").scroll_into_view_if_needed()
         shoot(page, "web_probabilities_400.png")
 
 
