@@ -440,3 +440,21 @@ def test_a_rematch_deals_again_and_the_scores_add_up(page) -> None:
     page.wait_for_function(f"state.id !== {first!r}")
     play_to_the_end(page)
     assert "2 matches" in page.inner_text("#scores")
+
+
+def test_a_finished_trick_stays_in_view_until_the_next_starts(page) -> None:
+    deal(page, "himilo", mode="watch")
+    for step in range(1, 60):
+        page.click("#step")
+        page.wait_for_function(f"state.view.version === {step}")
+        if page.locator("#centre.last").count():
+            break
+    else:
+        raise AssertionError("no trick was finished in 60 decisions")
+    assert page.inner_text("#centre .centre-label").startswith("last: trick")
+    assert page.locator("#centre .card").count() == 3  # one card a seat
+    assert "takes trick 1" in page.locator("#log li").last.inner_text()
+    page.click("#step")  # the next trick's first card replaces it
+    page.wait_for_function(f"state.view.version === {step + 1}")
+    assert page.locator("#centre.last").count() == 0
+    assert page.locator("#centre .card").count() == 1

@@ -404,3 +404,22 @@ def test_a_watched_agent_shows_the_distribution_it_played_from(client) -> None:
     if view["waiting_for"] == "agent":
         view = post(client, key, "advance", version=view["version"]).json()
     assert view["thought"] is None  # a player never sees an opponent's distribution
+
+
+def test_a_finished_trick_is_kept_whole_until_the_next_starts(client) -> None:
+    key, view = new(client, game="himilo", mode="watch", seed=2, agents="team", players=3)
+    views = [view]
+    while not views[-1]["over"]:
+        views.append(post(client, key, "advance", version=views[-1]["version"]).json())
+    taken = next(i for i, v in enumerate(views) if v["last_centre"])
+    trick = views[taken]["last_centre"]
+    assert trick["label"].startswith("trick") and len(trick["cards"]) == 3
+    assert not any(c["hidden"] or c["private"] for c in trick["cards"])
+    assert views[taken]["table"]["centre"] == [] and "takes trick 1" in views[taken]["log"][-1]
+    assert views[taken - 1]["table"]["centre"] == trick["cards"][:2]
+    assert views[taken + 1]["last_centre"] is None  # the next trick's first card is down
+    data = client.get(f"/api/sessions/{key}/replay").json()
+    rid = client.post("/api/replays", json=data).json()["id"]
+    for step in (taken, taken - 5, taken):  # reached stepping on, and from a checkpoint
+        shown = client.get(f"/api/sessions/{rid}?step={step}").json()
+        assert shown["last_centre"] == views[step]["last_centre"]

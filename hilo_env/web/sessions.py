@@ -36,7 +36,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from hilo_env import games
@@ -72,6 +72,24 @@ def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise Refused(f"'{key}' must be an integer, not {value!r}")
     return value
+
+
+def cleared_centre(table_of: Callable[[Any, int | None], Table], before: Any, actor: int,
+                   after: Any) -> dict[str, Any] | None:
+    """The centre a move cleared (a trick taken as its last card fell): the cards that lay
+    there and those the move played (the ones that left the mover's seat), face up, under
+    the centre's label; None when the move cleared nothing."""
+    if table_of(after, None).centre:
+        return None
+    seen = table_of(before, actor)
+    if not seen.centre:
+        return None
+    left = list(seen.seats[actor].cards)
+    for card in table_of(after, actor).seats[actor].cards:
+        if card in left:
+            left.remove(card)
+    cards = [*seen.centre, *(replace(card, private=False) for card in left)]
+    return {"label": seen.centre_label, "cards": [asdict(card) for card in cards]}
 
 
 def _log_lines(table: Table, outcome: list[str]) -> list[str]:
@@ -128,6 +146,8 @@ class Match:
         self.scores: list[list[float]] = []
         """Each finished episode's score of every seat (the terminal view's ``score``)."""
         self.thought: dict[str, Any] | None = None
+        self.last_centre: dict[str, Any] | None = None
+        """The centre the last trick left (:func:`cleared_centre`), until the next starts."""
         self.lock = threading.RLock()
 
     @property
@@ -170,7 +190,7 @@ class Match:
                 self.state, self.upcoming = self.upcoming, None
                 self.replay.episodes.append(Episode(seats=self.labels))
                 self.last_actions = [None] * len(self.labels)
-                self.thought = None
+                self.thought, self.last_centre = None, None
                 self.log.append(f"── {self.spec.unit} {len(self.replay.episodes)} of "
                                 f"{self.count} ──")
                 self.version += 1
@@ -202,7 +222,11 @@ class Match:
         hidden = self.person is not None and actor != self.person
         line = narration(self.view, action, who, hidden=self.person is not None)
         self.last_actions[actor] = self.view.phrase(action, hidden=hidden)
+        before = self.state.clone()
         self.state.step(action)
+        cleared = cleared_centre(self.table_of, before, actor, self.state)
+        if cleared is not None or self.table_of(self.state, None).centre:
+            self.last_centre = cleared
         self.replay.episodes[-1].actions.append(int(action))
         self.log.append(line.strip())
         self.log.extend(self.view.news(self.state))
@@ -260,6 +284,7 @@ class Match:
                     "over": over, "match_over": match_over,
                     "last_actions": self.last_actions, "scores": self.scores,
                     "thought": self.thought, "replay_ready": not secret,
+                    "last_centre": self.last_centre,
                     "waiting_for": None if over else
                     ("person" if self.state.current_player == self.person else "agent")}
 
@@ -299,7 +324,9 @@ class ReplayView:
                          for e in self.replay.episodes]
         self.checkpoints = self._checkpoints()
         self.lock = threading.RLock()
-        self._cursor: tuple[int, int, Any, list[tuple[int, int]], list[int | None]] | None = None
+        self._cursor: tuple[Any, ...] | None = None
+        """The state last shown, to step on from: ``(episode, step, state, recent, last,
+        cleared)`` (:meth:`_at`)."""
 
     def _checkpoints(self) -> list[list[tuple[Any, list[int | None]]]]:
         """Each episode's states every :attr:`spacings` decisions (copies), each with the
@@ -318,26 +345,32 @@ class ReplayView:
             out.append(marks)
         return out
 
-    def _at(self, episode: int, step: int) -> tuple[Any, list[tuple[int, int]], list[int | None]]:
+    def _at(self, episode: int, step: int) -> tuple[Any, list[tuple[int, int]],
+                                                     list[int | None], dict[str, Any] | None]:
         """The state before decision ``step`` of ``episode`` (its own copy), the ``(seat,
-        action)`` of up to :data:`LOG_LINES` decisions before it, and each seat's last action."""
+        action)`` of up to :data:`LOG_LINES` decisions before it, each seat's last action,
+        and the centre the decision before ``step`` cleared (:func:`cleared_centre`)."""
         actions, spacing = self.replay.episodes[episode].actions, self.spacings[episode]
         cursor = self._cursor
         if cursor is not None and cursor[0] == episode and cursor[1] <= step < \
                 cursor[1] + spacing:
-            _, at, state, recent, last = cursor
+            _, at, state, recent, last, cleared = cursor
         else:
             start = max(0, step - LOG_LINES) // spacing
             mark, last = self.checkpoints[episode][start]
             at, state, recent, last = start * spacing, mark.clone(), [], last[:]
-        for action in actions[at:step]:
+            cleared = None
+        for number, action in enumerate(actions[at:step], start=at):
             seat = state.current_player
             recent.append((seat, action))
             last[seat] = action
+            before = state.clone() if number == step - 1 else None
             state.step(action)
+            if before is not None:
+                cleared = cleared_centre(self.table_of, before, seat, state)
         recent = recent[-LOG_LINES:]
-        self._cursor = (episode, step, state, recent, last)
-        return state, recent, last
+        self._cursor = (episode, step, state, recent, last, cleared)
+        return state, recent, last, cleared
 
     def checked(self, episode: int, step: int, viewer: int | None) -> Any:
         """The state before ``episode``'s decision ``step``, with its log and last actions
@@ -358,14 +391,14 @@ class ReplayView:
         """The table of ``episode`` before its decision ``step`` (its end after the last), as
         ``viewer`` sees it (None: a spectator)."""
         with self.lock:
-            state, _, _ = self.checked(episode, step, viewer)
+            state, _, _, _ = self.checked(episode, step, viewer)
             return self.table_of(state, viewer)
 
     def show(self, episode: int = 0, step: int = 0, viewer: int | None = None) -> dict[str, Any]:
         """The view the page draws: the table (:meth:`table`, no actions to take), the log,
         each seat's last action, the next action."""
         with self.lock:
-            state, recent, last = self.checked(episode, step, viewer)
+            state, recent, last, cleared = self.checked(episode, step, viewer)
             table = self.table_of(state, viewer)
         actions = self.replay.episodes[episode].actions
         labels = self.replay.episodes[episode].seats or ["?"] * len(self.names)
@@ -382,7 +415,7 @@ class ReplayView:
                 "table": replace(table, legal=()).to_json(), "log": log,
                 "last_actions": [None if a is None else self.view.phrase(a, hidden=False)
                                  for a in last],
-                "next_action": upcoming, "over": over}
+                "next_action": upcoming, "over": over, "last_centre": cleared}
 
 
 class Sessions:

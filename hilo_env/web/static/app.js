@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { mode: "play", games: [], id: null, view: null, busy: false, timer: null,
-                running: false, step: 0, episode: 0, viewer: "", lastCentre: null,
+                running: false, step: 0, episode: 0, viewer: "",
                 lastMatch: null, fits: {}, series: {} };
 const THINKING_AFTER_MS = 300;
 const query = new URLSearchParams(location.search);
@@ -202,7 +202,6 @@ function adopt(id, view) {
   state.id = id;
   sessionStorage.setItem("hilo-session", JSON.stringify({ id, mode: view.mode }));
   state.viewer = "";
-  state.lastCentre = null;
   $("board").hidden = false;
   show(view);
   if (view.mode === "play") afterMove();
@@ -251,24 +250,15 @@ function seatNode(view, seat, s) {
 }
 
 function showCentre(view) {
+  // a finished trick (the server's last_centre) stays in view until the next one starts
   const table = view.table;
   const centre = $("centre");
   centre.replaceChildren();
-  const where = `${view.episode}`;
-  if (table.centre.length) {
-    state.lastCentre = { label: table.centre_label, cards: table.centre, where };
-  }
-  let label = table.centre_label;
-  let cards = table.centre;
-  let last = false;
-  if (!cards.length && state.lastCentre && state.lastCentre.where === where) {
-    // a finished trick stays in view until the next one starts
-    label = `last: ${state.lastCentre.label}`;
-    cards = state.lastCentre.cards;
-    last = true;
-  }
+  const last = !table.centre.length && view.last_centre;
+  const label = last ? `last: ${view.last_centre.label}` : table.centre_label;
+  const cards = last ? view.last_centre.cards : table.centre;
+  centre.classList.toggle("last", Boolean(last));
   if (label || cards.length) {
-    centre.classList.toggle("last", last);
     centre.append(el("div", { class: "centre-label" }, label));
     const box = el("div", { class: "cards" });
     box.append(...cards.map(cardNode));
