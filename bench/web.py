@@ -126,17 +126,31 @@ def bench_replay(lengths: list[int]) -> None:
     try:
         print(f"server at start: {server.memory_mb():.0f} MB")
         print("| decisions | bytes | read: wall s | read: server CPU s | CPU µs a decision | "
-              "ms a step forward | ms a jump | server MB after |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "GET /api/games meanwhile: slowest ms | ms a step forward | ms a jump | "
+              "server MB after |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         rng = np.random.default_rng(0)
         for length in lengths:
             data = long_lohi(length)
             lengths_of = [len(e["actions"]) for e in data["episodes"]]
             total, longest = sum(lengths_of), lengths_of.index(max(lengths_of))
             decisions = lengths_of[longest]  # its longest game is shown
+            reading, waits = threading.Event(), []
+
+            def meanwhile(reading: threading.Event = reading, waits: list = waits) -> None:
+                while not reading.is_set():
+                    begun = time.perf_counter()
+                    server.call("GET", "/api/games")
+                    waits.append(time.perf_counter() - begun)
+                    time.sleep(0.05)
+
+            other = threading.Thread(target=meanwhile)
             start, cpu = time.perf_counter(), server.cpu_seconds()
+            other.start()
             status, answer = server.call("POST", "/api/replays", data)
             read, cpu = time.perf_counter() - start, server.cpu_seconds() - cpu
+            reading.set()
+            other.join()
             assert status == 200, answer
             path = f"/api/sessions/{answer['id']}?episode={longest}&step="
             start = time.perf_counter()
@@ -151,7 +165,8 @@ def bench_replay(lengths: list[int]) -> None:
                 assert status == 200 and shown["step"] == step, shown
             jump = (time.perf_counter() - start) / JUMPS
             print(f"| {total:,} ({len(lengths_of)} games) | {len(json.dumps(data)):,} | "
-                  f"{read:.1f} | {cpu:.1f} | {1e6 * cpu / total:.0f} | {1e3 * forward:.1f} | "
+                  f"{read:.1f} | {cpu:.1f} | {1e6 * cpu / total:.0f} | "
+                  f"{1e3 * max(waits):.0f} | {1e3 * forward:.1f} | "
                   f"{1e3 * jump:.0f} | {server.memory_mb():.0f} |", flush=True)
         data = long_lohi(MAX_DECISIONS + 1)
         start = time.perf_counter()

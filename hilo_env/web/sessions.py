@@ -59,9 +59,9 @@ LOG_LINES = 12
 ID_BYTES = 18
 CHECKPOINTS = 32
 """States a replay keeps of each episode (fewer for a short one)."""
-MAX_DECISIONS_HELD = 2_000_000
-"""Decisions of all the replays held at once (20 of the longest, :data:`limits.MAX_DECISIONS`
-each)."""
+MAX_DECISIONS_HELD = 1_000_000
+"""Decisions of all the replays held at once (10 of the longest, :data:`limits.MAX_DECISIONS`
+each: about 45 MB each, docs/web.md)."""
 MIN_SPACING = 64
 """Decisions at least between two of a replay's checkpoints."""
 TOP_PROBABILITIES = 6
