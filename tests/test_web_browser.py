@@ -428,6 +428,7 @@ def test_lo_hi_names_the_cards_a_play_takes_and_no_dealer(page) -> None:
         for card in text.split("(")[1].rstrip(")").split():
             assert card in hand
     deal(page, "hilo")
+    page.wait_for_function("state.view.game === 'hilo'")
     assert page.is_visible("#legend-dealer")
 
 

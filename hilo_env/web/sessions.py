@@ -74,22 +74,21 @@ def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
     return value
 
 
-def cleared_centre(table_of: Callable[[Any, int | None], Table], before: Any, actor: int,
+def cleared_centre(table_of: Callable[[Any, int | None], Table], seen: Table, actor: int,
                    after: Any) -> dict[str, Any] | None:
     """The centre a move cleared (a trick taken as its last card fell): the cards that lay
     there and those the move played (the ones that left the mover's seat), face up, under
-    the centre's label; None when the move cleared nothing."""
-    if table_of(after, None).centre:
-        return None
-    seen = table_of(before, actor)
-    if not seen.centre:
+    the first clause of the centre's label; None when the move cleared nothing. ``seen``:
+    the table before the move as the mover saw it."""
+    if not seen.centre or table_of(after, None).centre:
         return None
     left = list(seen.seats[actor].cards)
     for card in table_of(after, actor).seats[actor].cards:
         if card in left:
             left.remove(card)
     cards = [*seen.centre, *(replace(card, private=False) for card in left)]
-    return {"label": seen.centre_label, "cards": [asdict(card) for card in cards]}
+    label = seen.centre_label.split(",")[0]  # not who had played before the last card
+    return {"label": label, "cards": [asdict(card) for card in cards]}
 
 
 def _log_lines(table: Table, outcome: list[str]) -> list[str]:
@@ -222,14 +221,14 @@ class Match:
         hidden = self.person is not None and actor != self.person
         line = narration(self.view, action, who, hidden=self.person is not None)
         self.last_actions[actor] = self.view.phrase(action, hidden=hidden)
-        before = self.state.clone()
+        seen = self.table_of(self.state, actor)
         self.state.step(action)
-        cleared = cleared_centre(self.table_of, before, actor, self.state)
+        cleared = cleared_centre(self.table_of, seen, actor, self.state)
         if cleared is not None or self.table_of(self.state, None).centre:
             self.last_centre = cleared
         self.replay.episodes[-1].actions.append(int(action))
         self.log.append(line.strip())
-        self.log.extend(self.view.news(self.state))
+        self.log.extend(line.strip() for line in self.view.news(self.state))
         if self.state.current_player is None:
             self._end_episode()
         self.version += 1
@@ -364,10 +363,10 @@ class ReplayView:
             seat = state.current_player
             recent.append((seat, action))
             last[seat] = action
-            before = state.clone() if number == step - 1 else None
+            seen = self.table_of(state, seat) if number == step - 1 else None
             state.step(action)
-            if before is not None:
-                cleared = cleared_centre(self.table_of, before, seat, state)
+            if seen is not None:
+                cleared = cleared_centre(self.table_of, seen, seat, state)
         recent = recent[-LOG_LINES:]
         self._cursor = (episode, step, state, recent, last, cleared)
         return state, recent, last, cleared
