@@ -230,6 +230,13 @@ def test_a_replay_steps_forward_and_back(page, tmp_path) -> None:
     page.click("#step-last")
     page.wait_for_function(f"state.view.step === {steps}")
     assert page.locator("#result p").count() >= 1 and page.is_disabled("#step-forward")
+    page.fill("#timeline", "2")  # the timeline scrubbed
+    page.wait_for_function("state.view.step === 2")
+    assert page.inner_text("#table") == seen[2]
+    page.locator("body").press("ArrowLeft")  # the keys step it
+    page.wait_for_function("state.view.step === 1")
+    page.locator("body").press("End")
+    page.wait_for_function(f"state.view.step === {steps}")
 
 
 def test_a_bad_replay_file_is_refused_naming_the_field(page, tmp_path) -> None:
