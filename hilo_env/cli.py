@@ -37,7 +37,7 @@
 [--response-seeds N] [--table-lbr-agents AGENT ...] [--jobs N]``
     One strength table of every shipped agent of every game: docs/strength.md and
     docs/strength.png (``training.strength``).
-``hilo serve [--host 127.0.0.1] [--port 8765]``
+``hilo serve [--host 127.0.0.1] [--port 8765] [--public] [--max-games N] [--idle-minutes M]``
     A local web table (the ``web`` extra): play any game against agents, watch agents play,
     step through a replay (``hilo_env.web``, docs/web.md).
 
@@ -409,6 +409,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default: %(default)s, this machine only)")
     p.add_argument("--port", type=int, default=8765, help="(default: %(default)s)")
+    p.add_argument("--public", action="store_true",
+                   help="allow a --host beyond this machine (prints a warning, and a token "
+                        "every API call must carry)")
+    p.add_argument("--max-games", type=int, default=256,
+                   help="games held at once; the idlest is closed first (default: %(default)s)")
+    p.add_argument("--idle-minutes", type=float, default=60,
+                   help="a game untouched this long is closed (default: %(default)s)")
     p.set_defaults(func=_cmd_serve)
     return parser
 
@@ -697,13 +704,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     require_extra("web", "hilo serve")
-    if not 0 < args.port < 65536:
-        raise _UsageError(f"--port must be 1..65535, not {args.port}")
-    from hilo_env.web.app import serve
+    from hilo_env.web.app import launch
 
-    print(f"hilo serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
-    serve(args.host, args.port)  # uvicorn stops cleanly at Ctrl-C
-    return EXIT_OK
+    launch(args.host, args.port, args.public, args.max_games, args.idle_minutes)
+    return EXIT_OK  # uvicorn stops cleanly at Ctrl-C
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
