@@ -178,8 +178,11 @@ def test_refused_raise_says_what_n_is():
     assert "total wager" not in str(info.value)
 
 
-def test_ppo_opponent_says_it_loads_before_the_wait(monkeypatch):
+def test_an_opponent_that_needs_an_extra_says_it_loads_before_the_wait(monkeypatch):
+    """A model whose library takes seconds to import (an extra's) is announced first; the
+    shipped ``ppo`` plays in NumPy and needs none, so the extra is feigned here."""
     events = []
+    monkeypatch.setattr(play_module, "needs_extra", lambda name, game: "rllib")
     real_make = play_module.make
 
     def make(name, rules, seed, game, allow_other_rules):
