@@ -173,6 +173,7 @@ def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, P
     return config, Path(run.stdout.splitlines()[-1]), run.stdout
 
 
+@pytest.mark.slow
 def test_two_league_iterations_then_play_as_an_agent(
         league_run: tuple[TrainConfig, Path, str]) -> None:
     """Checkpoints, logs and evaluations are written; the saved policy (and the same policy
@@ -212,6 +213,7 @@ def test_two_league_iterations_then_play_as_an_agent(
     assert decisions >= 50
 
 
+@pytest.mark.slow
 def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str],
                                   tmp_path: Path) -> None:
     _, policy, _ = league_run
@@ -221,6 +223,7 @@ def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str],
         agents.make(f"rllib:{tmp_path / 'nothing'}")
 
 
+@pytest.mark.slow
 def test_progress_prints_returns_as_numbers(league_run: tuple[TrainConfig, Path, str]) -> None:
     """Each iteration's line gives each seat's mean return as a signed number (not NumPy's
     ``np.float64(...)``)."""
