@@ -1,13 +1,17 @@
 # Two commands for a newcomer: `make demo` (the core install only, ready in about a minute)
 # and `make test` (the extras too: dev, train, rllib, openspiel, jax, web, libraries; several
-# minutes).
+# minutes). `make check` is the inner loop: the same, less the tests marked slow.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 CORE := $(VENV)/.core
 FULL := $(VENV)/.installed
 
-.PHONY: test demo lint bench clean
+# One worker per core (pytest-xdist), each handed whole test files, the slow ones first
+# (tests/conftest.py orders them; --no-loadscope-reorder keeps that order).
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+
+.PHONY: test check demo lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -25,7 +29,11 @@ $(FULL): $(BIN)/python pyproject.toml
 
 test: $(FULL)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+check: $(FULL)
+	$(BIN)/ruff check .
+	$(PYTEST) -m "not slow"
 
 demo: $(CORE)
 	$(BIN)/hilo demo

@@ -150,6 +150,7 @@ def test_the_documents_give_commands_and_every_exception_is_current() -> None:
     assert set(XFAIL) <= set(RUN), "an expected failure left the documents"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=XFAIL[c])) if c in XFAIL
     else c for c in RUN])

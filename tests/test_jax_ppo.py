@@ -52,6 +52,7 @@ def response(tmp_path_factory):
     return result, untrained
 
 
+@pytest.mark.slow
 def test_a_short_run_beats_random_and_improves_on_its_start(response):
     result, untrained = response
     before, before_ci = _score(untrained)
@@ -60,6 +61,7 @@ def test_a_short_run_beats_random_and_improves_on_its_start(response):
     assert after - ci > before + before_ci, (before, before_ci, after, ci)
 
 
+@pytest.mark.slow
 def test_the_best_response_reports_a_bound_against_random(response):
     result, _ = response
     assert result.model_path.name == "model.npz"
@@ -229,6 +231,7 @@ def test_the_cli_refuses_what_the_jax_trainer_cannot_train(capsys, tmp_path, coi
     assert "a trainer of game 'lohi' (backend/algorithm): sb3/ppo" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_league_run_takes_snapshots_checkpoints_and_logs(tmp_path):
     """hilo train's path with a league: snapshots of the learner join its opponents (no
     recompile), checkpoints and the final policy are saved, every iteration is logged."""

@@ -30,6 +30,7 @@ def act_randomly(rng: jax.Array, mask: jax.Array) -> jax.Array:
     return jax.random.categorical(rng, jnp.log(mask.astype(jnp.float32)), axis=-1)
 
 
+@pytest.mark.slow
 def test_pgx_api_test(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pgx_api_test, "act_randomly", jax.jit(act_randomly))
     monkeypatch.setattr(pgx_api_test, "EnvId",
@@ -41,6 +42,7 @@ def test_pgx_api_test(monkeypatch: pytest.MonkeyPatch) -> None:
     pgx.api_test(env, num=2)
 
 
+@pytest.mark.slow
 def test_the_game_is_the_backends(tmp_path: Path) -> None:
     """pgx's fields are the backend's state's; an illegal action ends the match with the
     backend's penalty (not pgx's -1 as well); save_svg draws a game and a batch."""

@@ -29,6 +29,7 @@ def small_config(tmp_path: Path) -> TrainConfig:
                                  total_timesteps=256, eval_hands=10, **SMALL)
 
 
+@pytest.mark.slow
 def test_the_loop_grows_the_population(tmp_path: Path) -> None:
     heard = []
     result = population(small_config(tmp_path), start="ppo", iterations=2,
@@ -90,6 +91,7 @@ def test_cli_refuses_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_the_loop_runs_on_the_jax_trainer(tmp_path: Path) -> None:
     """backend jax: the responses and the next agent are JAX-trained ``jax:`` policies that
     start from the last agent's weights (a shipped MaskablePPO model's, converted, at first),

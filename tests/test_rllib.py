@@ -200,6 +200,7 @@ def league_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, P
     return config, policies[0], run.stdout, dict(zip(OTHER_GAMES, policies[1:], strict=True))
 
 
+@pytest.mark.slow
 def test_two_league_iterations_then_play_as_an_agent(
         league_run: tuple[TrainConfig, Path, str, dict[str, Path]]) -> None:
     """Checkpoints, logs and evaluations are written; the saved policy (and the same policy
@@ -239,6 +240,7 @@ def test_two_league_iterations_then_play_as_an_agent(
     assert decisions >= 50
 
 
+@pytest.mark.slow
 def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str, dict[str, Path]],
                                   tmp_path: Path) -> None:
     _, policy, _, others = league_run
@@ -250,6 +252,7 @@ def test_a_policy_keeps_its_rules(league_run: tuple[TrainConfig, Path, str, dict
         RLlibAgent(hilo_env.RuleSet(), others["lohi"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(OTHER_GAMES))
 def test_a_league_of_another_game_trains_evaluates_and_plays(
         league_run: tuple[TrainConfig, Path, str, dict[str, Path]], game: str) -> None:
@@ -270,6 +273,7 @@ def test_a_league_of_another_game_trains_evaluates_and_plays(
                                                             obs["action_mask"]))
 
 
+@pytest.mark.slow
 def test_progress_prints_returns_as_numbers(
         league_run: tuple[TrainConfig, Path, str, dict[str, Path]]) -> None:
     """Each iteration's line gives each seat's mean return as a signed number (not NumPy's

@@ -153,6 +153,7 @@ print(result["env_runners"]["num_env_steps_sampled_lifetime"])
 (imported by other tests of the same run) warns of in the process that imported it."""
 
 
+@pytest.mark.slow
 def test_rllib_own_route_trains() -> None:
     """RLlib's own PettingZoo route and its action-masking module, as its examples write them,
     on the AEC env under rllib_observations: one PPO iteration (about 20 s), in its own

@@ -46,6 +46,7 @@ def play_legally(agent: PPOAgent, game: str, rules: object, episodes: int = 2) -
     return sum(map(len, actions))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["lohi", "himilo"])
 def test_a_short_run_writes_a_model_that_plays_the_game(game: str, tmp_path: Path) -> None:
     config, model = smoke_run(game, tmp_path)
@@ -118,6 +119,7 @@ def test_the_shipped_ppo_of_a_game_is_named_per_table(game: str, counts: tuple[i
         assert play_legally(agent, game, spec.rules(None, n), episodes=1) > 0
 
 
+@pytest.mark.slow
 def test_a_best_response_to_a_lohi_agent(tmp_path: Path) -> None:
     points = []
     result = exploit("random", decisions=2_048, seed=0, hands=10, evals=2, game="lohi",

@@ -51,6 +51,9 @@ if not Path(CHROMIUM).exists():
     _missing(f"Chromium ({CHROMIUM})")
 
 
+pytestmark = pytest.mark.slow  # a browser, and matches played by clicking
+
+
 @pytest.fixture(scope="module")
 def server() -> str:
     with socket.socket() as probe:

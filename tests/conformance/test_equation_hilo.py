@@ -64,6 +64,7 @@ JAX_TWIN_CONFIGS = {
 CONFIGS = {"numpy": TWIN_CONFIGS, "jax": JAX_TWIN_CONFIGS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", list(BACKENDS))
 @pytest.mark.parametrize("preset", list(TWIN_CONFIGS))
 def test_backend_plays_as_the_engine(backend: str, preset: str) -> None:
