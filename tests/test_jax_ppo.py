@@ -193,7 +193,7 @@ def test_agents_without_a_jitted_form_are_refused(coin):
 
     with pytest.raises(ValueError, match="'coin' is not deterministic at 3 players"):
         jax_league.jitted_policy(coin, games.get(None).rules("standard", 3))
-    with pytest.raises(ValueError, match="Equation Hi-Lo"):
+    with pytest.raises(ValueError, match=r"lo-hi \(game 'lohi'\) has no JAX backend"):
         jax_league.jitted_policy("random", None, game="lohi")
 
 
