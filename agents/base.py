@@ -6,6 +6,7 @@ An agent is built for one game's rule set (it fixes the observation and action s
     agent.act(observation, action_mask) -> int           # one decision
     agent.act_batch(observations, masks) -> np.ndarray   # (B, D), (B, A) -> (B,)
     agent.action_probabilities(observation, action_mask) -> np.ndarray  # (A,), sums to 1
+    agent.value(observation, action_mask) -> float       # its estimate of how it stands
 
 ``observation`` is the flat float32 vector the game's env gives the agent's seat (its
 ``observation.py``) and ``action_mask`` the int8 mask of legal action ids. An agent must return
@@ -17,6 +18,11 @@ illegal actions): what a local best response (:mod:`training.lbr`) and exact exp
 (:mod:`envs.openspiel_policy`) read. An agent that declares itself ``deterministic`` gets it
 from ``act`` (all on the action it picks); a stochastic agent gives its own or is refused
 (:class:`NoProbabilities`).
+
+``value`` is, for an agent that learned one, its own estimate of how its seat stands at one
+observation, in the unit its :attr:`Agent.value_label` names (a trained policy's value head:
+the game's score it expects to the end of the episode; Hi MiLo!'s ``value`` agent: the chance
+its team wins). Any other agent raises :class:`NoValue`.
 """
 
 from __future__ import annotations
@@ -39,6 +45,10 @@ class NoProbabilities(NotImplementedError):
     ``action_probabilities`` of its own)."""
 
 
+class NoValue(NotImplementedError):
+    """Raised by an agent that has no estimate of its own position (no value head)."""
+
+
 class Agent(ABC):
     """A policy for one rule set of one game: ``act`` for one decision, ``act_batch`` for
     many. The game's observation and mask are all it sees."""
@@ -52,6 +62,8 @@ class Agent(ABC):
     rules_note: str = ""
     """How the rules it plays differ from those it was trained under (a trained model made for
     a longer match, or with ``allow_other_rules``): a line tools print beside its results."""
+    value_label: str = ""
+    """What :meth:`value` estimates, in a few words (``expected chips``); empty without one."""
 
     def __init__(self, rules: Any, seed: int | None = 0) -> None:
         """``rules``: the game's rule set (its ``rules.py``'s ``RuleSet``)."""
@@ -92,6 +104,12 @@ class Agent(ABC):
             return out
         return np.array([self.action_probabilities(o, m)
                          for o, m in zip(observations, masks, strict=True)]).reshape(masks.shape)
+
+    def value(self, observation: np.ndarray, action_mask: np.ndarray) -> float:
+        """Its estimate of how its seat stands at one observation (:attr:`value_label` says
+        in what unit). The default raises :class:`NoValue` naming the agent."""
+        raise NoValue(f"agent {self.name!r} ({type(self).__name__}) has no value: it learned "
+                      "no estimate of how its seat stands")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"

@@ -94,6 +94,7 @@ class ValueAgent(Agent):
     network (``.npz``); ``layers``: one in memory (training)."""
 
     name = "value"
+    value_label = "chance the team wins"
 
     def __init__(self, rules: RuleSet, path: str | Path | None = None, seed: int | None = 0,
                  layers: Layers | None = None, samples: int = SAMPLES,
@@ -122,29 +123,40 @@ class ValueAgent(Agent):
             return win_probability(self.layers, after_states, self.rules.num_players)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("the action mask allows no action: nobody may act in this state")
+        legal = _legal(action_mask)
+        if legal.size == 1:
+            check_observations(self, observation, observation_size(self.rules.num_players))
+            return int(legal[0])
+        return int(legal[np.argmax(self._action_values(observation, legal, self.rng))])
+
+    def value(self, observation: np.ndarray, action_mask: np.ndarray) -> float:
+        """The chance the team wins the round after the action it rates best: that action's
+        after-state value (the later cards guessed from a generator of its own, so that asking
+        does not change what it plays)."""
+        rng = np.random.default_rng(self.seed)
+        return float(self._action_values(observation, _legal(action_mask), rng).max())
+
+    def _action_values(self, observation: np.ndarray, legal: np.ndarray,
+                       rng: np.random.Generator) -> np.ndarray:
+        """The after-state value of each legal action (module docstring)."""
         observation = check_observations(self, observation, observation_size(
             self.rules.num_players))
-        if legal.size == 1:
-            return int(legal[0])
         after = self.afterstates
         if legal[0] >= A.BID_LOW:
-            return int(legal[np.argmax(self.values(after.after_bid(observation, legal)))])
+            return self.values(after.after_bid(observation, legal))
         if legal[0] >= A.FIRST_PASS:
-            passes = after.after_pass(observation, legal - A.FIRST_PASS)
-            return int(legal[np.argmax(self.values(passes))])
-        return int(legal[np.argmax(self._play_values(observation, legal))])
+            return self.values(after.after_pass(observation, legal - A.FIRST_PASS))
+        return self._play_values(observation, legal, rng)
 
-    def _play_values(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    def _play_values(self, observation: np.ndarray, legal: np.ndarray,
+                     rng: np.random.Generator) -> np.ndarray:
         """Each legal card's mean after-state value over guesses of the later cards."""
         after = self.afterstates
         behind = after.trick_so_far(observation)[2]
         guesses = self.samples if behind else 1
         unseen = unseen_cards(observation, self.rules.num_players)
         cards = np.repeat(legal, guesses)
-        order = np.argsort(self.rng.random((len(cards), unseen.size)), axis=1)[:, :behind]
+        order = np.argsort(rng.random((len(cards), unseen.size)), axis=1)[:, :behind]
         later = unseen[order]  # each row: distinct unseen cards, uniformly drawn
         states, counts = after.after_trick(observation, cards, later)
         if counts[0].sum() == HAND_SIZE:  # the last trick: the rules score it
@@ -152,6 +164,14 @@ class ValueAgent(Agent):
         else:
             scores = self.values(states)
         return scores.reshape(len(legal), guesses).mean(axis=1)
+
+
+def _legal(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action ids of ``action_mask``; ValueError if there is none."""
+    legal = np.flatnonzero(action_mask)
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: nobody may act in this state")
+    return legal
 
 
 def _require_files(path: Path, name: str) -> None:

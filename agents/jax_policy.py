@@ -9,7 +9,8 @@ trainer runs it with ``jax.numpy`` and the agent with NumPy:
 |-------------------------|----------------------------------------------------------------|
 | ``policy.<i>.w``, ``.b``| layer ``i`` of the policy MLP, ``(inputs, outputs)``; the last |
 |                         | gives one logit per action                                     |
-| ``value.<i>.w``, ``.b`` | layer ``i`` of the value MLP; the last gives one value         |
+| ``value.<i>.w``, ``.b`` | layer ``i`` of the value MLP; the last gives one value (the    |
+|                         | return expected, in the trainer's scaled reward unit)          |
 
 A saved policy ``model.npz`` keeps its game and rules in ``model.npz.rules.yaml`` and, for
 games with an observation layout, the slices it reads in ``model.npz.observation.yaml``
@@ -225,6 +226,17 @@ class JaxPolicyAgent(PPOAgent):
         cumulative = np.cumsum(probs, axis=-1)
         draws = self.rng.random((len(probs), 1)) * cumulative[:, -1:]
         return (cumulative <= draws).sum(axis=-1).astype(np.int64)  # the first above the draw
+
+    def value(self, observation: np.ndarray, action_mask: np.ndarray) -> float:
+        """The value head at one observation: the score (the game's unit, chips in Equation
+        Hi-Lo) the network expects its seat to win from here to the end of the episode, shaping
+        terms included where it was trained on shaped rewards. The head predicts returns as
+        the trainer scaled them (``reward_scale``), so its output is divided by that scale
+        (:meth:`reward_scale`)."""
+        inputs = self._model_input(np.asarray(observation)[None])
+        with one_blas_thread():
+            value = mlp(self.load()["value"], inputs)
+        return float(value[0, 0]) / self.reward_scale()
 
     def action_probabilities(self, observation: np.ndarray,
                              action_mask: np.ndarray) -> np.ndarray:

@@ -102,6 +102,31 @@ def save_model(model: Any, path: str | Path, rules: Any, game: str | None = None
     return path
 
 
+def trained_reward_scale(model_path: str | Path) -> float:
+    """The factor the trainer multiplied rewards by when it trained the model saved at
+    ``model_path``: its value head predicts returns in that unit. Read from the training run's
+    ``config.yaml`` beside the model or one folder up (a checkpoint), else from the bundled
+    training config named as the model file (the shipped ``ppo_standard.npz``:
+    ``configs/train/ppo_standard.yaml``); 1.0 (rewards as the game gives them) when there is
+    neither, or no such model file (a model in memory). A config without the field had the
+    trainer's default."""
+    import importlib.resources
+
+    from hilo_env.training.config import TrainConfig
+
+    path = Path(model_path)
+    if not path.is_file():
+        return 1.0
+    bundled = Path(str(importlib.resources.files("hilo_env.configs") / "train"))
+    stem = path.name.removesuffix(".zip").removesuffix(".npz")
+    for config in (path.parent / "config.yaml", path.parent.parent / "config.yaml",
+                   bundled / f"{stem}.yaml"):
+        if config.is_file():
+            data = read_yaml_mapping(config, "training fields")
+            return float(data.get("reward_scale", TrainConfig.reward_scale))
+    return 1.0
+
+
 def observation_columns(where: dict[str, slice], names: list[str]) -> np.ndarray:
     """The entries of the observation vector laid out as ``where`` that the slices ``names``
     cover, in that order; a ValueError names a slice the observation does not have."""
@@ -181,6 +206,8 @@ class PPOAgent(ModelAgent):
     ``game``: the game's name (None: the game of ``rules``' type). ``deterministic``
     picks the most likely legal action; otherwise actions are sampled (seeded by ``seed``).
     :meth:`of_model` plays a model already in memory (a frozen snapshot during training).
+    :meth:`value` is the model's value head in the game's own score unit
+    (:func:`trained_reward_scale`).
     """
 
     def __init__(self, rules: Any, path: str | Path, seed: int | None = 0,
@@ -197,6 +224,8 @@ class PPOAgent(ModelAgent):
         self._sizes: tuple[int, int] | None = None
         self.columns: np.ndarray | None = None
         """The observation entries the model reads (its ``.observation.yaml``); None: all."""
+        self.value_label = f"expected {self.game.score}"
+        self._reward_scale: float | None = None
         self.other_rules = False
         """Whether its rules file names other rules than those it plays (the note says
         which)."""
@@ -369,6 +398,29 @@ class PPOAgent(ModelAgent):
         out = np.zeros(np.shape(action_mask)[-1])
         out[:mask.shape[-1]] = probs[0].cpu().numpy()
         return out / out.sum()  # float32 rounding
+
+    def value(self, observation: np.ndarray, action_mask: np.ndarray) -> float:
+        """The model's value head at one observation: the score (the game's unit, chips in
+        Equation Hi-Lo) it expects its seat to win from here to the end of the episode,
+        shaping terms included where it was trained on shaped rewards; the head's output
+        divided by the trainer's reward scale (:meth:`reward_scale`)."""
+        import torch
+
+        model = self.load()
+        obs: Any = self._model_input(np.asarray(observation)[None])
+        if self._dict_obs:
+            mask = self._model_masks(np.asarray(action_mask)[None])
+            obs = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        tensor, _ = model.policy.obs_to_tensor(obs)
+        with torch.no_grad():
+            value = float(model.policy.predict_values(tensor)[0, 0])
+        return value / self.reward_scale()
+
+    def reward_scale(self) -> float:
+        """:func:`trained_reward_scale` of its model file, read once."""
+        if self._reward_scale is None:
+            self._reward_scale = trained_reward_scale(self.path)
+        return self._reward_scale
 
     def model_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The model's actions for a batch (what :meth:`act` and :meth:`act_batch` play):
