@@ -40,7 +40,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from hilo_env import games
-from hilo_env.agents.base import NoProbabilities
+from hilo_env.agents.base import NoProbabilities, NoValue
 from hilo_env.agents.play import PERSON, Seats, narration, view
 from hilo_env.agents.registry import make
 from hilo_env.replays import Episode, Replay, from_json
@@ -202,18 +202,28 @@ class Match:
             self._step(self.seats.act(bot, state), seat)
 
     def _thought(self, bot: Any, state: Any, seat: int) -> dict[str, Any] | None:
-        """The distribution ``bot`` plays at ``state`` (its likeliest actions), or None for an
-        agent that cannot say it."""
+        """What ``bot`` thought at ``state``: the distribution it plays (its likeliest actions;
+        empty for an agent that cannot say it) and, for an agent that has one, its value with
+        what that value means; None for an agent with neither."""
+        observation, mask = self.seats.encoder.encode(state, seat), self.seats.mask_of(state)
+        thought: dict[str, Any] = {"seat": seat, "agent": self.labels[seat],
+                                   "probabilities": []}
         try:
-            probabilities = bot.action_probabilities(self.seats.encoder.encode(state, seat),
-                                                     self.seats.mask_of(state))
+            probabilities = bot.action_probabilities(observation, mask)
         except NoProbabilities:
-            return None
-        order = sorted(state.legal_actions(), key=lambda a: -probabilities[a])
-        return {"seat": seat, "agent": self.labels[seat],
-                "probabilities": [{"action": self.spec.action_to_string(a),
-                                   "p": round(float(probabilities[a]), 4)}
-                                  for a in order[:TOP_PROBABILITIES]]}
+            probabilities = None
+        if probabilities is not None:
+            order = sorted(state.legal_actions(), key=lambda a: -probabilities[a])
+            thought["probabilities"] = [{"action": self.spec.action_to_string(a),
+                                         "p": round(float(probabilities[a]), 4)}
+                                        for a in order[:TOP_PROBABILITIES]]
+        try:
+            thought["value"] = round(float(bot.value(observation, mask)), 4)
+            thought["value_label"] = bot.value_label
+        except NoValue:
+            if probabilities is None:
+                return None
+        return thought
 
     def _step(self, action: int, seat: int | None) -> None:
         actor = self.state.current_player

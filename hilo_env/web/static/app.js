@@ -322,8 +322,9 @@ function showThought(view) {
   box.hidden = !thought;
   if (!thought) return;
   const seat = view.table.seats[thought.seat];
+  const chose = thought.probabilities.length ? " chose from:" : "";
   box.replaceChildren(el("div", { class: "thought-head" },
-                         `${seat ? seat.name : ""} (${thought.agent}) chose from:`));
+                         `${seat ? seat.name : ""} (${thought.agent})${chose}`));
   for (const { action, p } of thought.probabilities) {
     const row = el("div", { class: "prob" });
     const bar = el("span", { class: "bar" });
@@ -332,6 +333,10 @@ function showThought(view) {
                el("span", { class: "prob-p" }, `${(p * 100).toFixed(1)}%`));
     row.querySelector(".bar-box").append(bar);
     box.append(row);
+  }
+  if (thought.value !== undefined) {
+    box.append(el("div", { class: "thought-value" },
+                  `${thought.value_label}: ${thought.value.toFixed(2)}`));
   }
 }
 
