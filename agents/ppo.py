@@ -102,6 +102,11 @@ def save_model(model: Any, path: str | Path, rules: Any, game: str | None = None
     return path
 
 
+DEFAULT_REWARD_SCALE = 0.1
+"""The factor the trainers multiply rewards by unless a config says otherwise (``TrainConfig``
+reads it from here, so a run's config without the field had this one)."""
+
+
 def trained_reward_scale(model_path: str | Path) -> float:
     """The factor the trainer multiplied rewards by when it trained the model saved at
     ``model_path``: its value head predicts returns in that unit. Read from the training run's
@@ -112,8 +117,6 @@ def trained_reward_scale(model_path: str | Path) -> float:
     trainer's default."""
     import importlib.resources
 
-    from hilo_env.training.config import TrainConfig
-
     path = Path(model_path)
     if not path.is_file():
         return 1.0
@@ -123,7 +126,7 @@ def trained_reward_scale(model_path: str | Path) -> float:
                    bundled / f"{stem}.yaml"):
         if config.is_file():
             data = read_yaml_mapping(config, "training fields")
-            return float(data.get("reward_scale", TrainConfig.reward_scale))
+            return float(data.get("reward_scale", DEFAULT_REWARD_SCALE))
     return 1.0
 
 

@@ -275,13 +275,18 @@ def hide(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
 
 @pytest.mark.parametrize("argv, missing", [
     (["tournament", "random", "caller", "--hands", "2", "--plot", "t.png"], "matplotlib"),
-    (["tournament", "random", "ppo", "--hands", "2"], "torch"),
-    (["play", "--opponent", "ppo"], "sb3_contrib"),
+    # a user's SB3 model (the shipped ones play in NumPy, with no extra)
+    (["tournament", "random", "ppo:{model}", "--hands", "2"], "torch"),
+    (["play", "--opponent", "ppo:{model}"], "sb3_contrib"),
     (["train", "smoke"], "torch"),
 ])
 def test_missing_extra_fails_first_naming_it(capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch,
-                                             argv: list[str], missing: str) -> None:
+                                             argv: list[str], missing: str,
+                                             tmp_path: Path) -> None:
+    model = tmp_path / "model.zip"
+    model.touch()
+    argv = [arg.format(model=model) for arg in argv]
     hide(monkeypatch, missing)
     monkeypatch.setattr(cli, "install_line", lambda extra: f"pip install 'hilo_env[{extra}]'")
     code, out, err = run(capsys, argv)

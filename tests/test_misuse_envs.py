@@ -14,8 +14,8 @@ from hilo_env import himilo_v0, lohi_v0
 from hilo_env.envs.card_game_env import ILLEGAL_PENALTY
 from hilo_env.envs.mask_in_info import mask_in_info
 from hilo_env.envs.single_env import HiLoEnv
+from hilo_env.envs.vector_env import HiLoVectorEnv
 from hilo_env.equation_hilo.cards import parse_deck
-from hilo_env.vector import HiLoVectorEnv
 
 GAMES = {"hilo": hilo_env, "lohi": lohi_v0, "himilo": himilo_v0}
 
@@ -76,7 +76,8 @@ def test_masks_in_infos_are_the_callers(game) -> None:
     env = mask_in_info(GAMES[game].env())
     env.reset(seed=0)
     agent = env.agent_selection
-    env.infos[agent]["action_mask"][:] = 0
+    with pytest.raises(ValueError, match="read-only"):  # the same object at every read
+        env.infos[agent]["action_mask"][:] = 0
     env.observe(agent)[:] = 7.0
     assert env.infos[agent]["action_mask"].any() and (env.observe(agent) != 7.0).any()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hilo_env import agents, games
+from hilo_env.agents.ppo import DEFAULT_REWARD_SCALE
 from hilo_env.equation_hilo.rules import read_yaml_mapping, short_repr, short_text
 from hilo_env.himilo.cards import NUM_WIN_CARDS
 
@@ -177,7 +178,7 @@ class TrainConfig:
     """With ``imitate``: decisions of its play to copy."""
     imitate_epochs: int = 4
     """With ``imitate``: passes over those decisions."""
-    reward_scale: float = 0.1
+    reward_scale: float = DEFAULT_REWARD_SCALE
     """Rewards (net chips per hand) are multiplied by this for learning."""
     # ---- opponents ----
     baselines: list[str] = field(default_factory=lambda: ["random", "caller", "heuristic"])
