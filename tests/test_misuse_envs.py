@@ -183,3 +183,17 @@ def test_the_vector_views_take_no_bool_seed() -> None:
         HiLoVectorEnv(num_envs=2, seed=0).reset(seed=True)
     with pytest.raises(TypeError, match="not the bool True"):
         HiLoEnv(seed=0).reset(seed=True)
+
+
+def test_a_deck_array_with_a_bool_among_its_ids_is_refused() -> None:
+    """NumPy reads ``[False, True, 2, ...]`` as the ids 0, 1, 2...: refused all the same."""
+    from hilo_env.equation_hilo.rules import RuleSet
+    from hilo_env.equation_hilo.vector import VectorGame
+
+    deck = [False, True, *range(2, 52)]
+    game = VectorGame(RuleSet(), 1, seed=0)
+    with pytest.raises(ValueError, match="not bools"):
+        game.reset(decks=[deck])
+    jax_backend = pytest.importorskip("hilo_env.equation_hilo.jax_backend")
+    with pytest.raises(ValueError, match="not bools"):
+        jax_backend.check_deal(deck, np.zeros(2, np.uint32))

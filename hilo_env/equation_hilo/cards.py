@@ -118,6 +118,17 @@ def parse_card(text: str) -> int:
     )
 
 
+def holds_bool(values: object) -> bool:
+    """Whether ``values`` (an array, or sequences nested in any depth) holds a bool, which
+    NumPy would read as the card id 0 or 1: decks given as arrays refuse them with it."""
+    if isinstance(values, np.ndarray):
+        return values.dtype == np.bool_ or (values.dtype == object
+                                            and any(holds_bool(v) for v in values.flat))
+    if isinstance(values, list | tuple):
+        return any(holds_bool(v) for v in values)
+    return isinstance(values, bool | np.bool_)
+
+
 def parse_deck(cards: Iterable[int | str]) -> list[int]:
     """Distinct card ids from ids or text forms, in order.
 

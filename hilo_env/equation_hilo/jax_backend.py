@@ -271,6 +271,8 @@ def check_deal(deck: Any, hand_seed: Any) -> None:
     (..., 52)) and ``hand_seed`` two uint32 words per deck ((2,) or (..., 2)): on concrete
     arrays, before any ``jit`` (see the module docstring). Traced values pass unchecked."""
     if not _traced(deck):
+        if cards.holds_bool(deck):
+            raise ValueError("a deck is integer card ids, not bools (True is no card 1)")
         d = np.asarray(deck)
         if d.ndim == 0 or d.shape[-1] != DECK or not np.issubdtype(d.dtype, np.integer):
             raise ValueError(f"a deck is {DECK} integer card ids (shape (..., {DECK})), not "

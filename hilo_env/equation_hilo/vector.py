@@ -399,6 +399,8 @@ class VectorGame:
                          f"{A.describe_legal(legal.tolist())}")
 
     def _check_decks(self, decks: np.ndarray, k: int, g: np.ndarray) -> np.ndarray:
+        if cards.holds_bool(decks):
+            raise ValueError("decks must be integer card ids, not bools (True is no card 1)")
         d = np.asarray(decks)
         if d.shape != (k, DECK) or (d.size and not np.issubdtype(d.dtype, np.integer)):
             raise ValueError(f"decks must be integer card ids of shape ({k}, {DECK}), got "
