@@ -305,6 +305,22 @@ def test_himilo_information_state_hides_hands_and_passes():
 # ---- misuse ------------------------------------------------------------------------------------
 
 
+def play_as_the_aec_env(env, decisions: list, actions: list[int]) -> np.ndarray:
+    """Step the AEC env ``env`` through ``actions``, checking at each of the OpenSpiel
+    ``decisions`` that the same seat acts with the same legal actions and observation; each
+    seat's summed reward."""
+    totals = np.zeros(len(env.possible_agents))
+    for state, action in zip(decisions, actions, strict=True):
+        agent = env.agent_selection
+        assert agent == f"player_{state.current_player()}"
+        assert env.game.legal_actions() == state.legal_actions()
+        assert np.array_equal(env.observe(agent)["observation"],
+                              state.observation_tensor(state.current_player()))
+        env.step(action)
+        totals += [env.rewards[a] for a in env.possible_agents]
+    return totals
+
+
 def _snapshot(state) -> tuple:
     moves = state.chance_outcomes() if state.is_chance_node() else state.legal_actions()
     return (str(state), state.serialize(), state.history(), state.current_player(), moves,
@@ -362,15 +378,7 @@ def test_lohi_same_play_as_the_aec_env(rules):
                                          "shuffle": LE.RecordedShuffle(orders[1:])})
         decisions = [s for s in seen if not s.is_chance_node()]
         actions = [t.value for t in final.tokens if t.kind == L.ACTION]
-        totals = np.zeros(rules.num_players)
-        for state, action in zip(decisions, actions, strict=True):
-            agent = env.agent_selection
-            assert agent == f"player_{state.current_player()}"
-            assert env.game.legal_actions() == state.legal_actions()
-            assert np.array_equal(env.observe(agent)["observation"],
-                                  state.observation_tensor(state.current_player()))
-            env.step(action)
-            totals += [env.rewards[a] for a in env.possible_agents]
+        totals = play_as_the_aec_env(env, decisions, actions)
         assert env.game.over and env.game.truncated == final.game.truncated
         assert totals.tolist() == pytest.approx(final.returns())  # summed in another order
 
@@ -419,15 +427,7 @@ def test_himilo_same_play_as_the_aec_env(rules):
         env = himilo_env(rules)
         env.reset(options={"deck": start["deck"], "line": start["line"]})
         decisions = [s for s in seen if not s.is_chance_node()]
-        totals = np.zeros(rules.num_players)
-        for state, action in zip(decisions, final.position.actions, strict=True):
-            agent = env.agent_selection
-            assert agent == f"player_{state.current_player()}"
-            assert env.game.legal_actions() == state.legal_actions()
-            assert np.array_equal(env.observe(agent)["observation"],
-                                  state.observation_tensor(state.current_player()))
-            env.step(action)
-            totals += [env.rewards[a] for a in env.possible_agents]
+        totals = play_as_the_aec_env(env, decisions, final.position.actions)
         assert all(env.terminations.values())
         assert totals.tolist() == final.returns()
 
