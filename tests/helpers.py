@@ -1,5 +1,5 @@
 """Helpers for the tests: stacked-deck games driven by action strings, recorded AEC games, and
-a registered agent that samples its actions."""
+a registered agent that samples its actions, random play of an OpenSpiel state."""
 
 from __future__ import annotations
 
@@ -68,3 +68,16 @@ def registered_coin() -> Iterator[str]:
         yield Coin.name
     finally:
         unregister(Coin.name)
+
+
+def random_history(state, rng):
+    """Play on at random; the final state and every state passed."""
+    seen = []
+    while not state.is_terminal():
+        seen.append(state.clone())
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state, seen

@@ -12,6 +12,7 @@ from hilo_env.equation_hilo import actions as A  # noqa: E402
 from hilo_env.equation_hilo import cards  # noqa: E402
 from hilo_env.equation_hilo.observation import Encoder, action_mask  # noqa: E402
 from hilo_env.equation_hilo.rules import PRESETS, RuleSet  # noqa: E402
+from tests.helpers import random_history  # noqa: E402
 
 SIMULATED = {  # rules -> simulations (a standard game with raises replays long histories)
     "standard": ({}, 4), "standard-3": ({"num_players": 3}, 3),
@@ -56,19 +57,6 @@ def test_game_type_is_honest():
     assert (tiny.min_utility(), tiny.max_utility()) == (-2.0, 2.0)
 
 
-def _random_history(game, rng):
-    """Play a game at random; return the final state and every state passed."""
-    state, seen = game.new_initial_state(), []
-    while not state.is_terminal():
-        seen.append(state.clone())
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return state, seen
-
-
 @pytest.mark.parametrize("params", [{}, {"preset": "classic", "num_players": 4},
                                     {"max_multiply": 1, "deck_values": "0 1 2 3 4", "deck_suits": 2,
                                      "deck_roots": 4}])
@@ -79,7 +67,7 @@ def test_chance_outcomes_follow_the_rules(params):
     rules = game.rules
     rng = np.random.default_rng(3)
     for _ in range(15):
-        _, seen = _random_history(game, rng)
+        _, seen = random_history(game.new_initial_state(), rng)
         for state in seen:
             if not state.is_chance_node():
                 continue
@@ -137,7 +125,7 @@ def test_same_play_as_the_aec_env(rules):
     game = pyspiel.load_game(G.SHORT_NAME, G.params_of(rules))
     rng = np.random.default_rng(11)
     for episode in range(12):
-        final, seen = _random_history(game, rng)
+        final, seen = random_history(game.new_initial_state(), rng)
         env = raw_env(rules)
         env.reset(seed=episode, options={"deck": list(final.hand_cards[0])})
         decisions = [s for s in seen if not s.is_chance_node()]

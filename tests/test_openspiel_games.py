@@ -29,6 +29,7 @@ from hilo_env.lohi import engine as LE  # noqa: E402
 from hilo_env.lohi.cards import DECK_SIZE  # noqa: E402
 from hilo_env.lohi.rules import PRESETS as LOHI_PRESETS  # noqa: E402
 from hilo_env.lohi.rules import RuleSet as LohiRules  # noqa: E402
+from tests.helpers import random_history  # noqa: E402
 
 MODULES = {L.SHORT_NAME: L, H.SHORT_NAME: H}
 PLAYTHROUGH = Path(__file__).resolve().parent / "data" / "python_lohi_single_round.txt"
@@ -44,19 +45,6 @@ SIMULATED = {  # game string -> simulations
     "python_himilo(preset=hardcore,players=5,dealer=1)": 1,
     "python_himilo(players=3,pass_cards=0,shaping=constraints,visible_win_cards=1)": 2,
 }
-
-
-def random_history(state, rng):
-    """Play on at random; the final state and every state passed."""
-    seen = []
-    while not state.is_terminal():
-        seen.append(state.clone())
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return state, seen
 
 
 def parse_absl_flags() -> None:
